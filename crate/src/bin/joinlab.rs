@@ -1,0 +1,176 @@
+//! `joinlab`: run scenarios from the command line.
+//!
+//! ```text
+//! joinlab run FILE [--json] [--trace]   print outputs, late rows, side outputs, watermarks
+//! joinlab bless FILE...                 write FILE's expected output beside it (NAME.expected.json)
+//! joinlab check FILE...                 compare each scenario with its expected output
+//! ```
+
+use joinlab::result::{RowRef, RunResult};
+use joinlab::scenario::Scenario;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+const USAGE: &str = "usage:
+  joinlab run FILE [--json] [--trace]
+  joinlab bless FILE...
+  joinlab check FILE...";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(cmd) = args.first() else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let flags: Vec<&str> = args[1..].iter().filter(|a| a.starts_with("--")).map(String::as_str).collect();
+    let files: Vec<&str> = args[1..].iter().filter(|a| !a.starts_with("--")).map(String::as_str).collect();
+    let result = match cmd.as_str() {
+        "run" if files.len() == 1 => run(files[0], flags.contains(&"--json"), flags.contains(&"--trace")),
+        "bless" if !files.is_empty() => files.iter().try_for_each(|f| bless(f)),
+        "check" if !files.is_empty() => check(&files),
+        "help" | "--help" | "-h" => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("joinlab: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn load(file: &str) -> Result<Scenario, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+    Scenario::from_json(&text).map_err(|e| format!("{file}: {e}"))
+}
+
+fn execute(file: &str, trace: bool) -> Result<RunResult, String> {
+    let sc = load(file)?;
+    joinlab::run(&sc, trace).map_err(|e| format!("{file}: {e}"))
+}
+
+/// The path of a scenario's golden file: `NAME.json` → `NAME.expected.json`.
+fn expected_path(file: &str) -> PathBuf {
+    let p = Path::new(file);
+    let stem = p.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+    p.with_file_name(format!("{stem}.expected.json"))
+}
+
+/// The golden form of a result: pretty JSON, one trailing newline.
+fn golden(r: &RunResult) -> String {
+    let mut s = serde_json::to_string_pretty(r).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+fn bless(file: &str) -> Result<(), String> {
+    if file.ends_with(".expected.json") {
+        return Ok(());
+    }
+    let r = execute(file, false)?;
+    let path = expected_path(file);
+    std::fs::write(&path, golden(&r)).map_err(|e| format!("{}: {e}", path.display()))?;
+    println!("wrote {}", path.display());
+    Ok(())
+}
+
+fn check(files: &[&str]) -> Result<(), String> {
+    let mut failed = Vec::new();
+    let mut passed = 0;
+    for f in files.iter().filter(|f| !f.ends_with(".expected.json")) {
+        let want = std::fs::read_to_string(expected_path(f)).map_err(|e| format!("{}: {e}", expected_path(f).display()))?;
+        let got = golden(&execute(f, false)?);
+        if got == want {
+            passed += 1;
+        } else {
+            failed.push(f.to_string());
+        }
+    }
+    println!("{passed} passed, {} failed", failed.len());
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("differs from its expected output: {}", failed.join(", ")))
+    }
+}
+
+fn run(file: &str, json: bool, trace: bool) -> Result<(), String> {
+    let r = execute(file, trace)?;
+    if json {
+        println!("{}", serde_json::to_string(&r).map_err(|e| e.to_string())?);
+        return Ok(());
+    }
+    print!("{}", render(&r));
+    Ok(())
+}
+
+fn row_text(r: &Option<RowRef>) -> String {
+    match r {
+        None => "null".into(),
+        Some(r) => format!("{}:{} ({})", r.stream, r.line, r.values.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")),
+    }
+}
+
+fn opt(v: Option<i64>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_else(|| "-".into())
+}
+
+/// A readable report of a result.
+fn render(r: &RunResult) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let sql = r.operator.is_sql();
+    let _ = writeln!(s, "{:?}, parallelism {} (max parallelism {})", r.operator, r.parallelism, r.max_parallelism);
+    for w in &r.warnings {
+        let _ = writeln!(s, "warning: {w}");
+    }
+    if !r.outputs.is_empty() || r.windows.is_empty() {
+        let _ = writeln!(s, "\noutputs ({}):", r.outputs.len());
+        for o in &r.outputs {
+            let kind = if sql { format!("{} ", o.kind.short()) } else { String::new() };
+            let win = o.window.map(|[a, b]| format!("  window [{a}, {b})")).unwrap_or_default();
+            let _ = writeln!(s, "  {kind}{}  |  {}  ts={} subtask={}{win}", row_text(&o.left), row_text(&o.right), opt(o.timestamp), o.subtask.0);
+        }
+    }
+    if !r.windows.is_empty() {
+        let _ = writeln!(s, "\nwindows ({}):", r.windows.len());
+        for w in &r.windows {
+            let sum = w.sum.map(|v| format!(" sum={v}")).unwrap_or_default();
+            let fire = if w.firing > 1 { format!(" (firing {})", w.firing) } else { String::new() };
+            let _ = writeln!(s, "  key={} [{}, {}) count={}{sum} ts={} subtask={}{fire}", w.key, w.start, w.end, w.count, w.timestamp, w.subtask.0);
+        }
+    }
+    let _ = writeln!(s, "\nlate ({}):", r.late.len());
+    for l in &r.late {
+        let _ = writeln!(s, "  {}  {}", row_text(&Some(l.row.clone())), l.message);
+    }
+    for (tag, rows) in &r.side_outputs {
+        let _ = writeln!(s, "\nside output {tag:?} ({}):", rows.len());
+        for x in rows {
+            let _ = writeln!(s, "  {}  ts={} subtask={}", row_text(&Some(x.row.clone())), opt(x.timestamp), x.subtask.0);
+        }
+    }
+    let _ = writeln!(s, "\nwatermarks:");
+    for w in &r.watermarks {
+        let _ = writeln!(s, "  subtask {}: {}", w.subtask.0, w.watermark);
+    }
+    if !r.state_empty {
+        let _ = writeln!(s, "\nstate left at the end:");
+        for st in &r.final_state {
+            for e in &st.entries {
+                let _ = writeln!(s, "  subtask {} key#{} {}: {} row(s)", st.subtask.0, e.key.0, e.scope, e.rows.len());
+            }
+            for t in &st.timers {
+                let _ = writeln!(s, "  subtask {} timer at {} ({})", st.subtask.0, t.timestamp, t.what);
+            }
+        }
+    }
+    s
+}

@@ -1,0 +1,57 @@
+//! Joinlab: Apache Flink 2.3's event-time semantics — watermarks, keyBy partitioning, window
+//! and interval joins, SQL joins and side outputs — as a deterministic, single-threaded
+//! simulator.
+//!
+//! A [`scenario::Scenario`] (two streams of typed rows and a job configuration) is resolved
+//! into a [`plan::Plan`] and run by [`sim::simulate`]; [`run`] does both and returns a
+//! [`result::RunResult`], the document the CLI prints and the page draws.
+
+pub mod error;
+pub mod javahash;
+pub mod javamap;
+pub mod operators;
+pub mod parse;
+pub mod partition;
+pub mod plan;
+pub mod result;
+pub mod scenario;
+pub mod sim;
+pub mod time;
+pub mod timers;
+pub mod trace;
+pub mod value;
+pub mod watermark;
+
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
+
+use error::Error;
+use operators::{interval_join::IntervalJoin, regular_join::RegularJoin, split::Split, sql_interval_join::SqlIntervalJoin, window::WindowOperator};
+use plan::{Limits, Plan};
+use result::RunResult;
+use scenario::{OperatorKind, Scenario};
+use sim::{RunOptions, RunOutput};
+
+/// Runs a resolved plan with the operator it names.
+pub fn run_plan(plan: &Plan, opts: &RunOptions) -> Result<RunOutput, Error> {
+    match plan.operator {
+        OperatorKind::WindowJoin | OperatorKind::WindowAggregate => sim::simulate::<WindowOperator>(plan, opts),
+        OperatorKind::IntervalJoin => sim::simulate::<IntervalJoin>(plan, opts),
+        OperatorKind::SqlIntervalJoin => sim::simulate::<SqlIntervalJoin>(plan, opts),
+        OperatorKind::RegularJoin => sim::simulate::<RegularJoin>(plan, opts),
+        OperatorKind::Split => sim::simulate::<Split>(plan, opts),
+    }
+}
+
+/// Runs a scenario: parse and validate it, simulate it, and build the result. With `trace`,
+/// the result also holds the rows, keys and the step-by-step trace.
+pub fn run(scenario: &Scenario, trace: bool) -> Result<RunResult, Error> {
+    let plan = plan::build(scenario, Limits::default())?;
+    let out = run_plan(&plan, &RunOptions { trace })?;
+    Ok(RunResult::build(&plan, out, trace))
+}
+
+/// Runs a scenario given as JSON text.
+pub fn run_json(text: &str, trace: bool) -> Result<RunResult, Error> {
+    run(&Scenario::from_json(text)?, trace)
+}

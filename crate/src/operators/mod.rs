@@ -1,0 +1,308 @@
+//! The keyed operators, one file each, behind one trait the simulator drives.
+//!
+//! An operator sees exactly what a Flink operator sees: elements (`processElement1/2`), and
+//! timers firing (`onEventTime` / `onProcessingTime`) when the simulator advances the
+//! subtask's watermark or processing time. It registers timers, emits results and reports
+//! late rows through [`Ctx`]; the simulator does the rest (routing, watermarks, trace).
+
+pub mod interval_join;
+pub mod regular_join;
+pub mod split;
+pub mod sql_interval_join;
+pub mod window;
+
+use crate::parse::{RowKind, Side};
+use crate::partition::SubtaskIndex;
+use crate::plan::{KeyId, Plan, RowId};
+use crate::time::Watermark;
+use crate::timers::{Timer, TimerQueue};
+use crate::trace::{Event, StateEntry};
+use serde::Serialize;
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// A join result (or a padded outer-join row, or a split's main-output row).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OutputRow {
+    pub left: Option<RowId>,
+    pub right: Option<RowId>,
+    /// The output record's timestamp (`None` for SQL results, which carry none).
+    pub timestamp: Option<i64>,
+    pub kind: RowKind,
+    pub subtask: SubtaskIndex,
+    /// The trace step that produced it.
+    pub step: usize,
+    /// The window it came from (window join).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<(i64, i64)>,
+}
+
+/// A window aggregation result.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WindowResult {
+    pub key: KeyId,
+    pub start: i64,
+    pub end: i64,
+    pub count: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sum: Option<f64>,
+    /// `window.maxTimestamp()` = end − 1.
+    pub timestamp: i64,
+    pub subtask: SubtaskIndex,
+    pub step: usize,
+    /// The rows in the window at this firing, in arrival order.
+    pub rows: Vec<RowId>,
+    /// 1 for the first firing of this window, 2.. for re-firings on allowed-late rows.
+    pub firing: u32,
+}
+
+/// Why a row was late, as data.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "rule", rename_all = "snake_case")]
+pub enum LateRule {
+    /// `IntervalJoinOperator.isLate`: `ts < watermark`.
+    IntervalJoin,
+    /// `WindowOperator.isElementLate` (`ts + allowedLateness <= watermark`) and every window
+    /// the row belongs to is late (`maxTimestamp + allowedLateness <= watermark`).
+    Window { allowed_lateness: i64, windows: Vec<(i64, i64)> },
+}
+
+/// A late row, dropped or sent to a late side output.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LateRow {
+    pub row: RowId,
+    pub subtask: SubtaskIndex,
+    pub step: usize,
+    /// The operator watermark it lost to.
+    pub watermark: Watermark,
+    pub reason: LateRule,
+    /// Where that watermark came from.
+    pub origin: Option<WatermarkOrigin>,
+    /// The late side output's tag, or `None` when dropped.
+    pub side_output: Option<String>,
+}
+
+/// Which assigner subtask's watermark an operator subtask's watermark equals.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WatermarkOrigin {
+    pub stream: Side,
+    pub assigner: u32,
+    /// The assigner's highest timestamp and the row that carried it (`None`: a `WM` row or
+    /// end of input).
+    pub max_ts: Option<i64>,
+    pub from_row: Option<RowId>,
+    pub end_of_input: bool,
+}
+
+/// A row emitted to a side output.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SideRow {
+    pub row: RowId,
+    pub timestamp: Option<i64>,
+    pub subtask: SubtaskIndex,
+    pub step: usize,
+}
+
+/// Everything a run produces, in emission order.
+#[derive(Clone, Debug, Default)]
+pub struct Sink {
+    pub outputs: Vec<OutputRow>,
+    pub windows: Vec<WindowResult>,
+    pub late: Vec<LateRow>,
+    /// (tag, rows) in the order tags first appeared.
+    pub side_outputs: Vec<(String, Vec<SideRow>)>,
+    /// Trace events of the current step (when tracing).
+    pub events: Vec<Event>,
+    pub tracing: bool,
+    pub step: usize,
+    pub max_outputs: usize,
+    pub overflow: bool,
+}
+
+impl Sink {
+    fn count(&self) -> usize {
+        self.outputs.len() + self.windows.len() + self.late.len()
+    }
+    fn check(&mut self) -> bool {
+        if self.count() >= self.max_outputs {
+            self.overflow = true;
+            false
+        } else {
+            true
+        }
+    }
+    pub fn side_output(&mut self, tag: &str, row: SideRow) {
+        let idx = match self.side_outputs.iter().position(|(t, _)| t == tag) {
+            Some(i) => i,
+            None => {
+                self.side_outputs.push((tag.to_string(), Vec::new()));
+                self.side_outputs.len() - 1
+            }
+        };
+        let list = &mut self.side_outputs[idx].1;
+        list.push(row);
+        if self.tracing {
+            let index = list.len() - 1;
+            self.events.push(Event::SideOutput { tag: tag.to_string(), index });
+        }
+    }
+}
+
+/// What an operator may do while handling an element or a timer.
+pub struct Ctx<'a, N: Clone + Eq + Hash> {
+    pub plan: &'a Plan,
+    pub subtask: SubtaskIndex,
+    /// The timer service's current watermark (the subtask's operator watermark).
+    pub watermark: Watermark,
+    /// Simulated processing time.
+    pub processing_time: i64,
+    pub timers: &'a mut TimerQueue<KeyId, N>,
+    pub processing_timers: &'a mut TimerQueue<KeyId, N>,
+    pub sink: &'a mut Sink,
+    /// Where the current watermark came from (for late reasons).
+    pub origin: Option<WatermarkOrigin>,
+    pub describe: fn(&N) -> String,
+}
+
+impl<N: Clone + Eq + Hash> Ctx<'_, N> {
+    /// Registers an event-time timer (a no-op if the same one is pending).
+    pub fn register_event_timer(&mut self, key: KeyId, timestamp: i64, ns: N) {
+        let what = if self.sink.tracing { (self.describe)(&ns) } else { String::new() };
+        if self.timers.add(Timer { timestamp, key, namespace: ns }) && self.sink.tracing {
+            self.sink.events.push(Event::TimerRegistered { subtask: self.subtask, key, timestamp, what, processing: false });
+        }
+    }
+
+    pub fn delete_event_timer(&mut self, key: KeyId, timestamp: i64, ns: N) {
+        let what = if self.sink.tracing { (self.describe)(&ns) } else { String::new() };
+        if self.timers.delete(&Timer { timestamp, key, namespace: ns }) && self.sink.tracing {
+            self.sink.events.push(Event::TimerDeleted { subtask: self.subtask, key, timestamp, what, processing: false });
+        }
+    }
+
+    pub fn register_processing_timer(&mut self, key: KeyId, timestamp: i64, ns: N) {
+        let what = if self.sink.tracing { (self.describe)(&ns) } else { String::new() };
+        if self.processing_timers.add(Timer { timestamp, key, namespace: ns }) && self.sink.tracing {
+            self.sink.events.push(Event::TimerRegistered { subtask: self.subtask, key, timestamp, what, processing: true });
+        }
+    }
+
+    pub fn delete_processing_timer(&mut self, key: KeyId, timestamp: i64, ns: N) {
+        let what = if self.sink.tracing { (self.describe)(&ns) } else { String::new() };
+        if self.processing_timers.delete(&Timer { timestamp, key, namespace: ns }) && self.sink.tracing {
+            self.sink.events.push(Event::TimerDeleted { subtask: self.subtask, key, timestamp, what, processing: true });
+        }
+    }
+
+    /// Emits a join result / padded row / main-output row.
+    pub fn emit(&mut self, left: Option<RowId>, right: Option<RowId>, timestamp: Option<i64>, kind: RowKind, window: Option<(i64, i64)>) {
+        if !self.sink.check() {
+            return;
+        }
+        let step = self.sink.step;
+        self.sink.outputs.push(OutputRow { left, right, timestamp, kind, subtask: self.subtask, step, window });
+        if self.sink.tracing {
+            let index = self.sink.outputs.len() - 1;
+            self.sink.events.push(Event::Output { index });
+        }
+    }
+
+    /// Emits a window aggregation result.
+    #[allow(clippy::too_many_arguments)]
+    pub fn emit_window(&mut self, key: KeyId, start: i64, end: i64, count: u64, sum: Option<f64>, rows: Vec<RowId>, firing: u32) {
+        if !self.sink.check() {
+            return;
+        }
+        let step = self.sink.step;
+        self.sink.windows.push(WindowResult { key, start, end, count, sum, timestamp: end - 1, subtask: self.subtask, step, rows, firing });
+        if self.sink.tracing {
+            let index = self.sink.windows.len() - 1;
+            self.sink.events.push(Event::Window { index });
+        }
+    }
+
+    /// Reports a late row; `side_output` is the late tag it goes to, if one is configured
+    /// (the row is then also emitted on that side output with its own timestamp).
+    pub fn late(&mut self, row: RowId, reason: LateRule, side_output: Option<&str>) {
+        if !self.sink.check() {
+            return;
+        }
+        let step = self.sink.step;
+        self.sink.late.push(LateRow {
+            row,
+            subtask: self.subtask,
+            step,
+            watermark: self.watermark,
+            reason,
+            origin: self.origin.clone(),
+            side_output: side_output.map(str::to_string),
+        });
+        if self.sink.tracing {
+            let index = self.sink.late.len() - 1;
+            self.sink.events.push(Event::Late { index });
+        }
+        if let Some(tag) = side_output {
+            let ts = self.plan.row(row).ts;
+            self.sink.side_output(tag, SideRow { row, timestamp: ts, subtask: self.subtask, step });
+        }
+    }
+
+    /// Emits a row on a side output.
+    pub fn side_output(&mut self, tag: &str, row: RowId, timestamp: Option<i64>) {
+        let step = self.sink.step;
+        let subtask = self.subtask;
+        self.sink.side_output(tag, SideRow { row, timestamp, subtask, step });
+    }
+
+    /// Records that a row went into state (trace only).
+    pub fn buffered(&mut self, row: RowId, what: impl FnOnce() -> String) {
+        if self.sink.tracing {
+            self.sink.events.push(Event::Buffered { subtask: self.subtask, row, what: what() });
+        }
+    }
+
+    /// Records that rows left state (trace only).
+    pub fn cleared(&mut self, rows: impl FnOnce() -> Vec<RowId>, what: impl FnOnce() -> String) {
+        if self.sink.tracing {
+            self.sink.events.push(Event::Cleared { subtask: self.subtask, rows: rows(), what: what() });
+        }
+    }
+
+    pub fn tracing(&self) -> bool {
+        self.sink.tracing
+    }
+}
+
+/// A keyed (or, for the split, non-keyed) operator instance: one per subtask.
+pub trait Operator {
+    /// Timer namespace (`VoidNamespace`, a `TimeWindow`, the interval join's side, …).
+    type Ns: Clone + Eq + Hash + Debug;
+
+    /// Creates the instance of one subtask.
+    fn new(plan: &Plan, subtask: SubtaskIndex) -> Self
+    where
+        Self: Sized;
+
+    /// An element on input `side` (always `Left` for one-input operators).
+    fn process_element(&mut self, cx: &mut Ctx<'_, Self::Ns>, side: Side, row: RowId);
+
+    /// An event-time timer fired (`onEventTime`); the watermark is `cx.watermark`.
+    fn on_event_time(&mut self, cx: &mut Ctx<'_, Self::Ns>, timer: Timer<KeyId, Self::Ns>);
+
+    /// A processing-time timer fired (`onProcessingTime`).
+    fn on_processing_time(&mut self, _cx: &mut Ctx<'_, Self::Ns>, _timer: Timer<KeyId, Self::Ns>) {}
+
+    /// Describes a timer for the trace ("cleanup of left ts 9", "end of window [0, 10)").
+    fn describe_timer(ns: &Self::Ns) -> String;
+
+    /// The state for display, in a stable order.
+    fn state(&self) -> Vec<StateEntry>;
+
+    /// Whether the operator holds no state (checked after the final watermark).
+    fn is_empty(&self) -> bool;
+
+    /// Delay applied to the outgoing watermark (`KeyedCoProcessOperatorWithWatermarkDelay`).
+    fn output_watermark_delay(&self) -> i64 {
+        0
+    }
+}

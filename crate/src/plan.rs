@@ -1,0 +1,449 @@
+//! A scenario resolved into a runnable plan: typed rows, interned keys, validated settings,
+//! keyBy routing and the arrival order of every row.
+
+use crate::error::Error;
+use crate::javahash::{java_hash_code, sql_key_hash};
+use crate::parse::{parse_stream, Entry, RowKind, Schema, Side};
+use crate::partition::{default_max_parallelism, key_group_for_hash, subtask_for_key_group, KeyGroup, SubtaskIndex};
+use crate::scenario::{ArrivalOrder, OperatorKind, Scenario, Strategy, TimeKind, WatermarkSpec, WindowKind};
+use crate::value::Value;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Index of an input row in [`Plan::rows`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct RowId(pub u32);
+
+/// Index of a distinct key value in [`Plan::keys`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct KeyId(pub u32);
+
+/// One data row of either stream.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InputRow {
+    pub stream: Side,
+    /// 1-based line in the stream's rows text.
+    pub line: u32,
+    pub kind: RowKind,
+    pub values: Vec<Value>,
+    /// Event timestamp; `None` when the stream has no time column.
+    pub ts: Option<i64>,
+    pub key: KeyId,
+    /// Assigner subtask the row arrives on.
+    pub assigner: u32,
+    /// Operator subtask the row is routed to.
+    pub subtask: SubtaskIndex,
+    /// Simulated processing time of its arrival.
+    pub arrival: i64,
+}
+
+/// One thing that reaches the job, in arrival order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arrival {
+    Row(RowId),
+    /// A `WM <value>` row for one assigner subtask of a stream.
+    Watermark { stream: Side, line: u32, assigner: u32, value: i64, arrival: i64 },
+}
+
+/// A distinct key value and where it is routed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct KeyInfo {
+    pub value: Value,
+    /// The hash Flink partitions by (`hashCode()` of the Java key, or of the SQL `BinaryRowData`).
+    pub hash: i32,
+    pub key_group: KeyGroup,
+    pub subtask: SubtaskIndex,
+}
+
+/// Settings of one stream's watermark generator, validated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GeneratorConfig {
+    pub strategy: Strategy,
+    pub delay: i64,
+    pub per_event: bool,
+    pub interval: i64,
+    pub idle_timeout: Option<i64>,
+}
+
+/// Limits of a run.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Windows one row may be assigned to (sliding size/slide).
+    pub windows_per_row: i64,
+    /// Outputs of all kinds before the run stops with an error.
+    pub max_outputs: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { windows_per_row: 10_000, max_outputs: 20_000_000 }
+    }
+}
+
+/// A resolved scenario.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub scenario: Scenario,
+    pub operator: OperatorKind,
+    pub schemas: Vec<Schema>,
+    pub rows: Vec<InputRow>,
+    pub keys: Vec<KeyInfo>,
+    pub arrivals: Vec<Arrival>,
+    pub assigner_parallelism: u32,
+    pub operator_parallelism: u32,
+    pub max_parallelism: u32,
+    pub generators: Vec<GeneratorConfig>,
+    pub limits: Limits,
+    pub warnings: Vec<String>,
+}
+
+impl Plan {
+    pub fn row(&self, id: RowId) -> &InputRow {
+        &self.rows[id.0 as usize]
+    }
+    pub fn stream_name(&self, side: Side) -> &str {
+        &self.schemas[side.index()].name
+    }
+}
+
+fn check_delay(field: &str, w: &WatermarkSpec) -> Result<GeneratorConfig, Error> {
+    if w.delay.0 < 0 {
+        return Err(Error::config(format!("{field}.delay"), "the out-of-orderness delay must not be negative (Flink: maxOutOfOrderness cannot be negative)"));
+    }
+    if w.interval.0 < 0 {
+        return Err(Error::config(format!("{field}.interval"), "the periodic interval must not be negative"));
+    }
+    if let Some(t) = w.idle_timeout {
+        if t.0 <= 0 {
+            return Err(Error::config(format!("{field}.idle_timeout"), "the idle timeout must be positive (WatermarksWithIdleness)"));
+        }
+    }
+    if !w.per_event && w.interval.0 == 0 && !matches!(w.strategy, Strategy::Punctuated | Strategy::None) {
+        return Err(Error::config(format!("{field}.interval"), "with per-event emission off, watermarks need a periodic interval > 0"));
+    }
+    Ok(GeneratorConfig {
+        strategy: w.strategy,
+        delay: match w.strategy {
+            Strategy::Monotonous => 0,
+            _ => w.delay.0,
+        },
+        per_event: w.per_event,
+        interval: w.interval.0,
+        idle_timeout: w.idle_timeout.map(|t| t.0),
+    })
+}
+
+/// Resolves and validates a scenario.
+pub fn build(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
+    let job = &scenario.job;
+    let op = job.operator;
+    let mut warnings = Vec::new();
+    if !(1..=8).contains(&job.parallelism) {
+        return Err(Error::config("job.parallelism", format!("parallelism must be 1..8, not {}", job.parallelism)));
+    }
+    let inputs = if op.two_inputs() { 2 } else { 1 };
+    if scenario.streams.len() < inputs {
+        return Err(Error::config("streams", format!("{op:?} needs {inputs} stream(s), the scenario has {}", scenario.streams.len())));
+    }
+    if scenario.streams.len() > 2 {
+        return Err(Error::config("streams", "at most two streams"));
+    }
+    if inputs == 2 && scenario.streams[0].name == scenario.streams[1].name {
+        return Err(Error::config("streams", "the two streams need different names"));
+    }
+    let p = job.parallelism;
+    let streams = &scenario.streams[..inputs];
+    if inputs == 1 && scenario.streams.len() == 2 && !scenario.streams[1].rows.trim().is_empty() {
+        warnings.push(format!("{op:?} reads only the first stream; stream {:?} is ignored", scenario.streams[1].name));
+    }
+
+    // Validate the operator settings before reading rows.
+    validate_job(scenario)?;
+
+    let mut parsed = Vec::new();
+    for s in streams {
+        parsed.push(parse_stream(s, p)?);
+    }
+    let keyed = !matches!(op, OperatorKind::Split);
+    let sql = op.is_sql();
+    let mut keyless_sql = false;
+    for ps in &parsed {
+        let n = &ps.schema.name;
+        if keyed && ps.schema.key.is_none() {
+            if sql {
+                keyless_sql = true;
+            } else {
+                return Err(Error::stream(n, "key", "this operator is keyed: choose a key column"));
+            }
+        }
+        let needs_time = match op {
+            OperatorKind::RegularJoin | OperatorKind::Split => false,
+            OperatorKind::SqlIntervalJoin => job.sql.time == TimeKind::Event,
+            _ => true,
+        };
+        if needs_time && ps.schema.time.is_none() {
+            return Err(Error::stream(n, "time", "this operator runs on event time: choose a time column"));
+        }
+    }
+    if keyless_sql && parsed.iter().any(|ps| ps.schema.key.is_some()) {
+        return Err(Error::config("streams", "either both streams have a key column or neither (no key: Flink runs the join on one subtask)"));
+    }
+    if inputs == 2 && !keyless_sql {
+        let kt: Vec<_> = parsed.iter().map(|ps| ps.schema.columns[ps.schema.key.unwrap_or(0)].ty).collect();
+        if kt[0] != kt[1] {
+            if sql {
+                return Err(Error::config("streams", format!("the key columns have different types ({} and {}); Flink SQL needs comparable key types", kt[0].sql_name(), kt[1].sql_name())));
+            }
+            warnings.push(format!("the key columns have different Java types ({} and {}): equal-looking keys never match (Integer.equals(Long) is false)", kt[0].java_name(), kt[1].java_name()));
+        }
+    }
+
+    let operator_parallelism = if keyless_sql { 1 } else { p };
+    if keyless_sql {
+        warnings.push("no key column: Flink SQL runs this join on a single subtask (global exchange)".into());
+    }
+    let max_parallelism = match job.max_parallelism {
+        Some(m) => {
+            if m < operator_parallelism || m > 32_768 {
+                return Err(Error::config("job.max_parallelism", format!("max parallelism must be between the parallelism ({operator_parallelism}) and 32768")));
+            }
+            m
+        }
+        None => default_max_parallelism(operator_parallelism),
+    };
+
+    let mut generators = Vec::new();
+    for (i, s) in streams.iter().enumerate() {
+        let g = match &s.watermark {
+            Some(w) => check_delay(&format!("streams[{i}].watermark"), w)?,
+            None => check_delay("job.watermark", &job.watermark)?,
+        };
+        if g.idle_timeout.is_some() && g.interval == 0 {
+            warnings.push(format!("stream {:?}: idleness is only checked on periodic emits (Flink's WatermarksWithIdleness), and the periodic interval is 0, so it never goes idle", s.name));
+        }
+        generators.push(g);
+    }
+
+    // Rows, keys, routing.
+    let mut rows = Vec::new();
+    let mut keys: Vec<KeyInfo> = Vec::new();
+    let mut key_ids: HashMap<Value, KeyId> = HashMap::new();
+    let mut per_stream: Vec<Vec<Arrival>> = vec![Vec::new(), Vec::new()];
+    for (si, ps) in parsed.iter().enumerate() {
+        let side = if si == 0 { Side::Left } else { Side::Right };
+        let name = &ps.schema.name;
+        let mut rr = 0u32;
+        let mut clock: Option<i64> = None;
+        for e in &ps.entries {
+            match e {
+                Entry::Data(r) => {
+                    if r.kind != RowKind::Insert && op != OperatorKind::RegularJoin {
+                        return Err(Error::row(name, r.line as usize, 1, format!("row kind {} is only accepted by the regular join (this operator needs append-only input)", r.kind.short())));
+                    }
+                    let key_value = match ps.schema.key {
+                        Some(k) if keyed => r.values[k].clone(),
+                        _ => Value::Null,
+                    };
+                    if keyed && !sql && key_value.is_null() {
+                        let col = ps.schema.key.unwrap_or(0);
+                        return Err(Error::row(name, r.line as usize, 1, format!("the key column {:?} is null; Flink's keyBy fails on a null key", ps.schema.columns[col].name)));
+                    }
+                    let key = match key_ids.get(&key_value) {
+                        Some(k) => *k,
+                        None => {
+                            let hash = if !keyed {
+                                0
+                            } else if keyless_sql {
+                                // An empty BinaryRowData key: every row on subtask 0.
+                                sql_key_hash(&[])
+                            } else if sql {
+                                sql_key_hash(std::slice::from_ref(&key_value))
+                            } else {
+                                java_hash_code(&key_value)
+                            };
+                            let key_group = key_group_for_hash(hash, max_parallelism);
+                            let subtask = subtask_for_key_group(max_parallelism, operator_parallelism, key_group);
+                            let id = KeyId(keys.len() as u32);
+                            keys.push(KeyInfo { value: key_value.clone(), hash, key_group, subtask });
+                            key_ids.insert(key_value, id);
+                            id
+                        }
+                    };
+                    let assigner = match r.subtask {
+                        Some(s) => s,
+                        None => {
+                            let s = rr % p;
+                            rr += 1;
+                            s
+                        }
+                    };
+                    let subtask = if keyed { keys[key.0 as usize].subtask } else { SubtaskIndex(assigner) };
+                    let arrival = r.arrival.or(r.ts).or(clock).unwrap_or(0);
+                    clock = Some(arrival);
+                    let id = RowId(rows.len() as u32);
+                    rows.push(InputRow { stream: side, line: r.line, kind: r.kind, values: r.values.clone(), ts: r.ts, key, assigner, subtask, arrival });
+                    per_stream[si].push(Arrival::Row(id));
+                }
+                Entry::Watermark { line, value, subtask, arrival } => {
+                    let at = arrival.or(clock).unwrap_or(0);
+                    clock = Some(at);
+                    let targets: Vec<u32> = match subtask {
+                        Some(s) => vec![*s],
+                        None => (0..p).collect(),
+                    };
+                    for a in targets {
+                        per_stream[si].push(Arrival::Watermark { stream: side, line: *line, assigner: a, value: *value, arrival: at });
+                    }
+                }
+            }
+        }
+    }
+
+    let arrival_key = |a: &Arrival| match a {
+        Arrival::Row(id) => rows[id.0 as usize].arrival,
+        Arrival::Watermark { arrival, .. } => *arrival,
+    };
+    let [left, right]: [Vec<Arrival>; 2] = per_stream.try_into().unwrap_or_default();
+    let arrivals = match job.arrival {
+        ArrivalOrder::LeftFirst => left.into_iter().chain(right).collect(),
+        ArrivalOrder::Interleave => {
+            let mut out = Vec::with_capacity(left.len() + right.len());
+            let (mut l, mut r) = (left.into_iter(), right.into_iter());
+            loop {
+                match (l.next(), r.next()) {
+                    (None, None) => break,
+                    (a, b) => {
+                        out.extend(a);
+                        out.extend(b);
+                    }
+                }
+            }
+            out
+        }
+        ArrivalOrder::ByTime => {
+            let mut out = Vec::with_capacity(left.len() + right.len());
+            let (mut i, mut j) = (0, 0);
+            while i < left.len() || j < right.len() {
+                let take_left = j >= right.len() || (i < left.len() && arrival_key(&left[i]) <= arrival_key(&right[j]));
+                if take_left {
+                    out.push(left[i].clone());
+                    i += 1;
+                } else {
+                    out.push(right[j].clone());
+                    j += 1;
+                }
+            }
+            out
+        }
+    };
+    // Processing time never goes backwards: a row's arrival is the running maximum.
+    let mut now = i64::MIN;
+    let mut arrivals = arrivals;
+    for a in arrivals.iter_mut() {
+        match a {
+            Arrival::Row(id) => {
+                let r = &mut rows[id.0 as usize];
+                now = now.max(r.arrival);
+                r.arrival = now;
+            }
+            Arrival::Watermark { arrival, .. } => {
+                now = now.max(*arrival);
+                *arrival = now;
+            }
+        }
+    }
+
+    Ok(Plan {
+        scenario: scenario.clone(),
+        operator: op,
+        schemas: parsed.into_iter().map(|p| p.schema).collect(),
+        rows,
+        keys,
+        arrivals,
+        assigner_parallelism: p,
+        operator_parallelism,
+        max_parallelism,
+        generators,
+        limits,
+        warnings,
+    })
+}
+
+fn validate_job(sc: &Scenario) -> Result<(), Error> {
+    let job = &sc.job;
+    match job.operator {
+        OperatorKind::WindowJoin | OperatorKind::WindowAggregate => {
+            let w = &job.window;
+            match w.kind {
+                WindowKind::Tumbling => {
+                    if w.size.0 <= 0 {
+                        return Err(Error::config("job.window.size", "the window size must be positive"));
+                    }
+                    if w.offset.0.abs() >= w.size.0 {
+                        return Err(Error::config("job.window.offset", "TumblingEventTimeWindows needs |offset| < size"));
+                    }
+                }
+                WindowKind::Sliding => {
+                    let slide = w.slide.map(|s| s.0).unwrap_or(0);
+                    if w.size.0 <= 0 || slide <= 0 {
+                        return Err(Error::config("job.window.slide", "SlidingEventTimeWindows needs size > 0 and slide > 0"));
+                    }
+                    if w.offset.0.abs() >= slide {
+                        return Err(Error::config("job.window.offset", "SlidingEventTimeWindows needs |offset| < slide"));
+                    }
+                    let per_row = (w.size.0 + slide - 1) / slide;
+                    let limit = Limits::default().windows_per_row;
+                    if per_row > limit {
+                        return Err(Error::config("job.window.slide", format!("size/slide puts every row in {per_row} windows (this playground allows {limit})")));
+                    }
+                }
+                WindowKind::Session => {
+                    if w.gap.map(|g| g.0).unwrap_or(0) <= 0 {
+                        return Err(Error::config("job.window.gap", "EventTimeSessionWindows needs a positive gap"));
+                    }
+                }
+            }
+            if job.allowed_lateness.0 < 0 {
+                return Err(Error::config("job.allowed_lateness", "allowed lateness must not be negative"));
+            }
+        }
+        OperatorKind::IntervalJoin => {
+            let iv = &job.interval;
+            if iv.lower.0 > iv.upper.0 {
+                return Err(Error::config("job.interval.lower", format!("lower bound {} is greater than upper bound {} (IntervalJoinOperator requires lower <= upper)", iv.lower.0, iv.upper.0)));
+            }
+        }
+        OperatorKind::SqlIntervalJoin | OperatorKind::RegularJoin => {
+            if job.sql.min_cleanup.0 < 0 {
+                return Err(Error::config("job.sql.min_cleanup", "must not be negative"));
+            }
+        }
+        OperatorKind::Split => {
+            let s = &job.split;
+            if s.column.trim().is_empty() {
+                return Err(Error::config("job.split.column", "choose the column to split on"));
+            }
+            let cols = sc.streams.first().map(|st| &st.columns);
+            if let Some(cols) = cols {
+                if !cols.iter().any(|c| c.split(':').next().map(str::trim) == Some(s.column.trim())) {
+                    return Err(Error::config("job.split.column", format!("no column named {:?}", s.column)));
+                }
+            }
+            for (i, r) in s.routes.iter().enumerate() {
+                if r.to.trim().is_empty() {
+                    return Err(Error::config(format!("job.split.routes[{i}].to"), "an OutputTag id must not be empty"));
+                }
+            }
+        }
+    }
+    for (field, tag) in [("job.late_output.left", &job.late_output.left), ("job.late_output.right", &job.late_output.right)] {
+        if let Some(t) = tag {
+            if t.is_empty() {
+                return Err(Error::config(field, "an OutputTag id must not be empty"));
+            }
+        }
+    }
+    Ok(())
+}

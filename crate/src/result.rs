@@ -1,0 +1,329 @@
+//! The result of a run as one JSON-ready document: what the CLI's `--json` prints, what the
+//! golden files hold and what the page draws.
+
+use crate::operators::{LateRule, OutputRow, WatermarkOrigin};
+use crate::parse::{Column, RowKind, Side};
+use crate::partition::{KeyGroup, SubtaskIndex};
+use crate::plan::{KeyId, Plan, RowId};
+use crate::scenario::{OperatorKind, Strategy};
+use crate::sim::RunOutput;
+use crate::time::Watermark;
+use crate::trace::{Step, SubtaskState};
+use crate::value::Value;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A row as it appears in results: which stream and line, and its values.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RowRef {
+    pub id: RowId,
+    pub stream: String,
+    pub line: u32,
+    pub values: Vec<Value>,
+}
+
+/// Everything about one input row.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RowInfo {
+    pub id: RowId,
+    pub side: Side,
+    pub line: u32,
+    pub kind: RowKind,
+    pub values: Vec<Value>,
+    pub timestamp: Option<i64>,
+    pub key: KeyId,
+    pub assigner: u32,
+    pub subtask: SubtaskIndex,
+    pub arrival: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StreamInfo {
+    pub name: String,
+    pub columns: Vec<Column>,
+    pub key: Option<String>,
+    pub time: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct KeyView {
+    pub value: Value,
+    pub hash: i32,
+    pub key_group: KeyGroup,
+    pub subtask: SubtaskIndex,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Output {
+    pub left: Option<RowRef>,
+    pub right: Option<RowRef>,
+    pub timestamp: Option<i64>,
+    pub kind: RowKind,
+    pub subtask: SubtaskIndex,
+    pub step: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<[i64; 2]>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Late {
+    pub stream: String,
+    pub row: RowRef,
+    pub timestamp: Option<i64>,
+    pub subtask: SubtaskIndex,
+    pub step: usize,
+    pub watermark: Watermark,
+    pub reason: LateRule,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Origin>,
+    pub side_output: Option<String>,
+    /// The reason in words.
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Origin {
+    pub stream: String,
+    pub assigner: u32,
+    pub max_ts: Option<i64>,
+    pub from_line: Option<u32>,
+    pub end_of_input: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SideOut {
+    pub row: RowRef,
+    pub timestamp: Option<i64>,
+    pub subtask: SubtaskIndex,
+    pub step: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WindowOut {
+    pub key: Value,
+    pub start: i64,
+    pub end: i64,
+    pub count: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sum: Option<f64>,
+    pub timestamp: i64,
+    pub subtask: SubtaskIndex,
+    pub step: usize,
+    pub firing: u32,
+    /// Lines of the rows in the window at this firing.
+    pub lines: Vec<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SubtaskWatermark {
+    pub subtask: SubtaskIndex,
+    pub watermark: Watermark,
+}
+
+/// The whole result of a run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunResult {
+    pub operator: OperatorKind,
+    pub parallelism: u32,
+    pub operator_parallelism: u32,
+    pub max_parallelism: u32,
+    pub streams: Vec<StreamInfo>,
+    pub outputs: Vec<Output>,
+    pub late: Vec<Late>,
+    pub side_outputs: BTreeMap<String, Vec<SideOut>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub windows: Vec<WindowOut>,
+    /// Final watermark of each operator subtask.
+    pub watermarks: Vec<SubtaskWatermark>,
+    /// Final forwarded watermark of each assigner subtask, per stream.
+    pub assigner_watermarks: Vec<Vec<Watermark>>,
+    /// Whether all operator state and timers were empty at the end.
+    pub state_empty: bool,
+    /// The state left at the end (non-empty when the final watermark is off).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub final_state: Vec<SubtaskState>,
+    pub steps: usize,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// The input rows, indexed by row id (trace events refer to them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows: Option<Vec<RowInfo>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keys: Option<Vec<KeyView>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<Vec<Step>>,
+}
+
+fn operator_name(op: OperatorKind) -> &'static str {
+    match op {
+        OperatorKind::WindowJoin => "window-join",
+        OperatorKind::IntervalJoin => "interval-join",
+        OperatorKind::WindowAggregate => "window",
+        OperatorKind::SqlIntervalJoin => "SQL interval-join",
+        OperatorKind::RegularJoin => "join",
+        OperatorKind::Split => "process",
+    }
+}
+
+impl RunResult {
+    /// Builds the result; `detail` adds the rows, keys and trace.
+    pub fn build(plan: &Plan, out: RunOutput, detail: bool) -> RunResult {
+        let row_ref = |id: RowId| {
+            let r = plan.row(id);
+            RowRef { id, stream: plan.stream_name(r.stream).to_string(), line: r.line, values: r.values.clone() }
+        };
+        let outputs = out
+            .sink
+            .outputs
+            .iter()
+            .map(|o: &OutputRow| Output {
+                left: o.left.map(row_ref),
+                right: o.right.map(row_ref),
+                timestamp: o.timestamp,
+                kind: o.kind,
+                subtask: o.subtask,
+                step: o.step,
+                window: o.window.map(|(a, b)| [a, b]),
+            })
+            .collect();
+        let late = out
+            .sink
+            .late
+            .iter()
+            .map(|l| {
+                let r = plan.row(l.row);
+                let origin = l.origin.as_ref().map(|o: &WatermarkOrigin| Origin {
+                    stream: plan.stream_name(o.stream).to_string(),
+                    assigner: o.assigner,
+                    max_ts: o.max_ts,
+                    from_line: o.from_row.map(|id| plan.row(id).line),
+                    end_of_input: o.end_of_input,
+                });
+                let message = late_message(plan, r.ts, l.subtask, l.watermark, &l.reason, origin.as_ref(), l.side_output.as_deref());
+                Late {
+                    stream: plan.stream_name(r.stream).to_string(),
+                    row: row_ref(l.row),
+                    timestamp: r.ts,
+                    subtask: l.subtask,
+                    step: l.step,
+                    watermark: l.watermark,
+                    reason: l.reason.clone(),
+                    origin,
+                    side_output: l.side_output.clone(),
+                    message,
+                }
+            })
+            .collect();
+        let mut side_outputs = BTreeMap::new();
+        for (tag, rows) in &out.sink.side_outputs {
+            side_outputs.insert(
+                tag.clone(),
+                rows.iter().map(|s| SideOut { row: row_ref(s.row), timestamp: s.timestamp, subtask: s.subtask, step: s.step }).collect(),
+            );
+        }
+        let windows = out
+            .sink
+            .windows
+            .iter()
+            .map(|w| WindowOut {
+                key: plan.keys[w.key.0 as usize].value.clone(),
+                start: w.start,
+                end: w.end,
+                count: w.count,
+                sum: w.sum,
+                timestamp: w.timestamp,
+                subtask: w.subtask,
+                step: w.step,
+                firing: w.firing,
+                lines: w.rows.iter().map(|id| plan.row(*id).line).collect(),
+            })
+            .collect();
+        let streams = plan
+            .schemas
+            .iter()
+            .map(|s| StreamInfo {
+                name: s.name.clone(),
+                columns: s.columns.clone(),
+                key: s.key.map(|k| s.columns[k].name.clone()),
+                time: s.time.map(|t| s.columns[t].name.clone()),
+            })
+            .collect();
+        let final_state = if out.state_empty { Vec::new() } else { out.final_state.into_iter().filter(|s| !s.entries.is_empty() || !s.timers.is_empty()).collect() };
+        RunResult {
+            operator: plan.operator,
+            parallelism: plan.assigner_parallelism,
+            operator_parallelism: plan.operator_parallelism,
+            max_parallelism: plan.max_parallelism,
+            streams,
+            outputs,
+            late,
+            side_outputs,
+            windows,
+            watermarks: out.watermarks.iter().enumerate().map(|(i, w)| SubtaskWatermark { subtask: SubtaskIndex(i as u32), watermark: *w }).collect(),
+            assigner_watermarks: out.assigner_watermarks,
+            state_empty: out.state_empty,
+            final_state,
+            steps: out.steps.len(),
+            warnings: plan.warnings.clone(),
+            rows: detail.then(|| {
+                plan.rows
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| RowInfo {
+                        id: RowId(i as u32),
+                        side: r.stream,
+                        line: r.line,
+                        kind: r.kind,
+                        values: r.values.clone(),
+                        timestamp: r.ts,
+                        key: r.key,
+                        assigner: r.assigner,
+                        subtask: r.subtask,
+                        arrival: r.arrival,
+                    })
+                    .collect()
+            }),
+            keys: detail.then(|| plan.keys.iter().map(|k| KeyView { value: k.value.clone(), hash: k.hash, key_group: k.key_group, subtask: k.subtask }).collect()),
+            trace: detail.then_some(out.steps),
+        }
+    }
+}
+
+/// "ts 7 < watermark 8 of interval-join subtask 0; that watermark came from emp subtask 0
+/// (max ts 9 − 0 − 1, line 1)".
+fn late_message(plan: &Plan, ts: Option<i64>, subtask: SubtaskIndex, wm: Watermark, rule: &LateRule, origin: Option<&Origin>, tag: Option<&str>) -> String {
+    let ts = ts.map(|t| t.to_string()).unwrap_or_else(|| "?".into());
+    let op = operator_name(plan.operator);
+    let mut m = match rule {
+        LateRule::IntervalJoin => format!("ts {ts} < watermark {wm} of {op} subtask {}", subtask.0),
+        LateRule::Window { allowed_lateness, windows } => {
+            let ws: Vec<String> = windows.iter().map(|(s, e)| format!("[{s}, {e})")).collect();
+            let which = if ws.len() == 1 { format!("its window {}", ws[0]) } else { format!("all its windows {}", ws.join(" ")) };
+            if *allowed_lateness > 0 {
+                format!("ts {ts} + allowed lateness {allowed_lateness} <= watermark {wm} of {op} subtask {}, and {which} already closed", subtask.0)
+            } else {
+                format!("ts {ts} <= watermark {wm} of {op} subtask {}, and {which} already closed", subtask.0)
+            }
+        }
+    };
+    if let Some(o) = origin {
+        m.push_str(&format!("; that watermark came from {} subtask {}", o.stream, o.assigner));
+        if let (Some(max), Some(side)) = (o.max_ts, plan.schemas.iter().position(|s| s.name == o.stream)) {
+            let g = &plan.generators[side];
+            let formula = match g.strategy {
+                Strategy::Bounded | Strategy::Monotonous => format!("max ts {max} − {} − 1", g.delay),
+                Strategy::Legacy => format!("max ts {max} − {}", g.delay),
+                _ => format!("max ts {max}"),
+            };
+            match o.from_line {
+                Some(l) => m.push_str(&format!(" ({formula}, line {l})")),
+                None => m.push_str(&format!(" ({formula})")),
+            }
+        }
+    }
+    match tag {
+        Some(t) => m.push_str(&format!("; sent to side output {t:?}")),
+        None => m.push_str("; dropped"),
+    }
+    m
+}

@@ -1,0 +1,450 @@
+//! The scenario document: two input streams plus a job configuration, as JSON (serde).
+//!
+//! The same document is what share URLs carry, so every setting has a default and settings
+//! equal to their default are left out when a scenario is written (`to_compact_json`).
+//! The format is described for users in `scenarios/README.md`.
+
+use crate::error::Error;
+use crate::time::Millis;
+use serde::{Deserialize, Serialize};
+
+/// The current format version. Older versions are migrated by [`Scenario::from_json`].
+pub const FORMAT_VERSION: u32 = 1;
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+fn is_true(v: &bool) -> bool {
+    *v
+}
+fn yes() -> bool {
+    true
+}
+fn one() -> u32 {
+    1
+}
+fn is_one(v: &u32) -> bool {
+    *v == 1
+}
+fn version() -> u32 {
+    FORMAT_VERSION
+}
+
+/// A whole scenario: what a user typed and chose.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default = "version")]
+    pub version: u32,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub title: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    #[serde(default)]
+    pub job: Job,
+    #[serde(default)]
+    pub streams: Vec<StreamSpec>,
+    /// Expected results (a quiz in a docs page, or a golden test); the page compares the run's
+    /// result with these. Opaque to the engine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<serde_json::Value>,
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Scenario {
+            version: FORMAT_VERSION,
+            title: String::new(),
+            description: String::new(),
+            job: Job::default(),
+            streams: Vec::new(),
+            expected: None,
+        }
+    }
+}
+
+/// Which operator the simulated job runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OperatorKind {
+    /// DataStream `a.join(b).where(..).equalTo(..).window(..)`.
+    #[default]
+    WindowJoin,
+    /// DataStream `a.keyBy(..).intervalJoin(b.keyBy(..)).between(lower, upper)`.
+    IntervalJoin,
+    /// DataStream `keyBy(..).window(..).allowedLateness(..).sideOutputLateData(..)` with
+    /// count and sum.
+    WindowAggregate,
+    /// Flink SQL interval join (`... AND l.t BETWEEN r.t + lower AND r.t + upper`).
+    SqlIntervalJoin,
+    /// Flink SQL regular (unbounded) join with its changelog.
+    RegularJoin,
+    /// A `ProcessFunction` routing rows to the main output or to tagged side outputs.
+    Split,
+}
+
+impl OperatorKind {
+    /// Whether the operator reads two input streams.
+    pub fn two_inputs(self) -> bool {
+        matches!(
+            self,
+            OperatorKind::WindowJoin
+                | OperatorKind::IntervalJoin
+                | OperatorKind::SqlIntervalJoin
+                | OperatorKind::RegularJoin
+        )
+    }
+    /// Whether keys are Flink SQL `BinaryRowData` (hashed differently from Java `hashCode`).
+    pub fn is_sql(self) -> bool {
+        matches!(self, OperatorKind::SqlIntervalJoin | OperatorKind::RegularJoin)
+    }
+}
+
+/// The job configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Job {
+    #[serde(default)]
+    pub operator: OperatorKind,
+    /// Parallelism of the assigner stage and of the operator (1–8).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub parallelism: u32,
+    /// `pipeline.max-parallelism`; by default computed from the parallelism as Flink does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_parallelism: Option<u32>,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub watermark: WatermarkSpec,
+    /// Emit `Watermark(Long.MAX_VALUE)` at end of input (Flink does for bounded sources).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub final_watermark: bool,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub arrival: ArrivalOrder,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub window: WindowSpec,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub interval: IntervalSpec,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub sql: SqlSpec,
+    /// `allowedLateness` of window operators.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub allowed_lateness: Millis,
+    /// Late-data side outputs: `left` is `sideOutputLeftLateData` of an interval join or
+    /// `sideOutputLateData` of a window aggregation; `right` is `sideOutputRightLateData`.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub late_output: LateOutput,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub aggregate: AggregateSpec,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub split: SplitSpec,
+}
+
+impl Default for Job {
+    fn default() -> Self {
+        Job {
+            operator: OperatorKind::default(),
+            parallelism: 1,
+            max_parallelism: None,
+            watermark: WatermarkSpec::default(),
+            final_watermark: true,
+            arrival: ArrivalOrder::default(),
+            window: WindowSpec::default(),
+            interval: IntervalSpec::default(),
+            sql: SqlSpec::default(),
+            allowed_lateness: Millis(0),
+            late_output: LateOutput::default(),
+            aggregate: AggregateSpec::default(),
+            split: SplitSpec::default(),
+        }
+    }
+}
+
+/// How a stream's assigner turns timestamps into watermarks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Strategy {
+    /// `WatermarkStrategy.forBoundedOutOfOrderness(delay)`: `maxTs − delay − 1`.
+    #[default]
+    Bounded,
+    /// `WatermarkStrategy.forMonotonousTimestamps()`: `maxTs − 1`.
+    Monotonous,
+    /// The legacy `BoundedOutOfOrdernessTimestampExtractor(delay)`: `maxTs − delay`.
+    Legacy,
+    /// Only `WM <time>` rows typed among the data move the watermark.
+    Punctuated,
+    /// `WatermarkStrategy.noWatermarks()`: only the end-of-input watermark.
+    None,
+}
+
+/// Watermark generation of the assigner stage.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WatermarkSpec {
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub strategy: Strategy,
+    /// The out-of-orderness bound (must be ≥ 0).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub delay: Millis,
+    /// Emit a watermark after every event (a generator that emits in `onEvent`). Default true:
+    /// deterministic and easy to follow.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub per_event: bool,
+    /// `pipeline.auto-watermark-interval` in simulated processing time; 0 = no periodic emit.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub interval: Millis,
+    /// `withIdleness(timeout)` (checked on periodic emits, so it needs `interval` > 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_timeout: Option<Millis>,
+}
+
+impl Default for WatermarkSpec {
+    fn default() -> Self {
+        WatermarkSpec {
+            strategy: Strategy::Bounded,
+            delay: Millis(0),
+            per_event: true,
+            interval: Millis(0),
+            idle_timeout: None,
+        }
+    }
+}
+
+/// The order in which rows of the two streams reach the job.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArrivalOrder {
+    /// Merge the streams by arrival time (a row's `a=` value, else its event time); each
+    /// stream keeps its own line order; ties go to the left stream.
+    #[default]
+    ByTime,
+    /// All rows of the left stream, then all of the right.
+    LeftFirst,
+    /// One row of each stream in turn, starting with the left.
+    Interleave,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowKind {
+    #[default]
+    Tumbling,
+    Sliding,
+    Session,
+}
+
+/// A window assigner: `TumblingEventTimeWindows.of(size, offset)`,
+/// `SlidingEventTimeWindows.of(size, slide, offset)`, `EventTimeSessionWindows.withGap(gap)`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WindowSpec {
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub kind: WindowKind,
+    #[serde(default = "ten_seconds")]
+    pub size: Millis,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slide: Option<Millis>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gap: Option<Millis>,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub offset: Millis,
+}
+
+fn ten_seconds() -> Millis {
+    Millis(10_000)
+}
+
+impl Default for WindowSpec {
+    fn default() -> Self {
+        WindowSpec { kind: WindowKind::Tumbling, size: ten_seconds(), slide: None, gap: None, offset: Millis(0) }
+    }
+}
+
+/// DataStream interval join bounds: `left.ts + lower <= right.ts <= left.ts + upper`, each end
+/// inclusive unless marked exclusive (`lowerBoundExclusive()` / `upperBoundExclusive()`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IntervalSpec {
+    #[serde(default)]
+    pub lower: Millis,
+    #[serde(default)]
+    pub upper: Millis,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub lower_exclusive: bool,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub upper_exclusive: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JoinType {
+    #[default]
+    Inner,
+    Left,
+    Right,
+    Full,
+}
+
+impl JoinType {
+    pub fn left_outer(self) -> bool {
+        matches!(self, JoinType::Left | JoinType::Full)
+    }
+    pub fn right_outer(self) -> bool {
+        matches!(self, JoinType::Right | JoinType::Full)
+    }
+    pub fn sql(self) -> &'static str {
+        match self {
+            JoinType::Inner => "JOIN",
+            JoinType::Left => "LEFT JOIN",
+            JoinType::Right => "RIGHT JOIN",
+            JoinType::Full => "FULL OUTER JOIN",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeKind {
+    #[default]
+    Event,
+    Processing,
+}
+
+/// Flink SQL join settings. For the interval join the predicate is
+/// `L.t >= R.t + lower AND L.t <= R.t + upper` (`BETWEEN R.t + lower AND R.t + upper`);
+/// a strict end uses `>` / `<` instead.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SqlSpec {
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub join: JoinType,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub lower: Millis,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub upper: Millis,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub lower_strict: bool,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub upper_strict: bool,
+    /// Event-time (`rowtime`) or processing-time (`proctime`) interval join.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub time: TimeKind,
+    /// `table.exec.interval-join.min-cleanup-interval` (default 0).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub min_cleanup: Millis,
+}
+
+/// Tags of late-data side outputs; `None` drops late rows (they are still reported as late).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LateOutput {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub right: Option<String>,
+}
+
+/// Window aggregation: a count per key and window, and optionally the sum of a column.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AggregateSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sum: Option<String>,
+}
+
+/// A `ProcessFunction` split on one column's value.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitSpec {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub column: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub routes: Vec<SplitRoute>,
+    /// Where rows matching no route go (`"main"` or a tag); `None` drops them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub otherwise: Option<String>,
+}
+
+/// Rows whose column equals `value` go to `to`: `"main"` (`out.collect`) or a side-output tag.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitRoute {
+    pub value: String,
+    pub to: String,
+}
+
+/// One input stream: its schema and its rows as typed text.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StreamSpec {
+    pub name: String,
+    /// Column names, each optionally typed: `"deptno:int"`. Untyped columns are inferred.
+    pub columns: Vec<String>,
+    /// The key column (`keyBy` / join equality).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    /// The event-time column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
+    /// The rows, one per line (see `scenarios/README.md`).
+    #[serde(default)]
+    pub rows: String,
+    /// This stream's own watermark settings, when they differ from the job's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watermark: Option<WatermarkSpec>,
+}
+
+impl Scenario {
+    /// Parses a scenario document, migrating older format versions.
+    pub fn from_json(text: &str) -> Result<Scenario, Error> {
+        let sc: Scenario = serde_json::from_str(text).map_err(|e| Error::Json {
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+        if sc.version == 0 || sc.version > FORMAT_VERSION {
+            return Err(Error::config(
+                "version",
+                format!("format version {} is not known (this build reads 1..={FORMAT_VERSION})", sc.version),
+            ));
+        }
+        Ok(sc)
+    }
+
+    /// The scenario as JSON with every default left out (for share URLs).
+    pub fn to_compact_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// The scenario as indented JSON (for files).
+    pub fn to_pretty_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_left_out() {
+        let sc = Scenario::default();
+        assert_eq!(sc.to_compact_json(), r#"{"version":1,"job":{"operator":"window_join"},"streams":[]}"#);
+        let back = Scenario::from_json(&sc.to_compact_json()).unwrap();
+        assert_eq!(back, sc);
+    }
+
+    #[test]
+    fn unknown_fields_are_errors_with_position() {
+        let e = Scenario::from_json("{\n \"jobb\": {}}").unwrap_err();
+        match e {
+            Error::Json { line, .. } => assert_eq!(line, 2),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn human_durations() {
+        let sc = Scenario::from_json(r#"{"job":{"operator":"interval_join","interval":{"lower":"-5ms","upper":"1h"}}}"#).unwrap();
+        assert_eq!(sc.job.interval.lower, Millis(-5));
+        assert_eq!(sc.job.interval.upper, Millis(3_600_000));
+    }
+}

@@ -1,0 +1,506 @@
+//! The deterministic simulator: sources → assigner subtasks → keyBy → operator subtasks.
+//!
+//! Single-threaded, one arrival at a time: each row is fully processed by its operator subtask
+//! before the watermark it caused is broadcast (`TimestampsAndWatermarksOperator` emits the
+//! record first, then calls the generator), and each watermark is fully processed — timers
+//! fired, then forwarded (`AbstractStreamOperator.processWatermark`) — before the next
+//! arrival. Processing time is simulated: it is the arrival time of the current row.
+
+use crate::error::Error;
+use crate::operators::{Ctx, Operator, Sink, WatermarkOrigin};
+use crate::parse::Side;
+use crate::partition::SubtaskIndex;
+use crate::plan::{Arrival, KeyId, Plan, RowId};
+use crate::scenario::OperatorKind;
+use crate::time::Watermark;
+use crate::timers::TimerQueue;
+use crate::trace::{Cause, Event, Step, SubtaskState, TimerView};
+use crate::watermark::{Assigner, Combined, Emission, Valve, ValveOutput};
+
+/// Options of a run.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Record the step-by-step trace (with state snapshots).
+    pub trace: bool,
+}
+
+/// What a run produced, before it is turned into the JSON result.
+#[derive(Clone, Debug)]
+pub struct RunOutput {
+    pub sink: Sink,
+    pub steps: Vec<Step>,
+    /// Final operator watermark of each subtask.
+    pub watermarks: Vec<Watermark>,
+    /// Final state and timers of each subtask.
+    pub final_state: Vec<SubtaskState>,
+    /// Whether every subtask's state and timer queues are empty at the end.
+    pub state_empty: bool,
+    /// Per stream, per assigner subtask: the last forwarded watermark.
+    pub assigner_watermarks: Vec<Vec<Watermark>>,
+}
+
+enum Inputs {
+    /// One logical input (one-input operators; the window join's union of both streams,
+    /// left channels first).
+    Single(Valve),
+    /// A two-input operator: one valve per input, then the combiner.
+    Two([Valve; 2], Combined),
+}
+
+struct Sub<O: Operator> {
+    op: O,
+    timers: TimerQueue<KeyId, O::Ns>,
+    ptimers: TimerQueue<KeyId, O::Ns>,
+    watermark: Watermark,
+    inputs: Inputs,
+    origin: Option<WatermarkOrigin>,
+    touched: bool,
+}
+
+struct AssignerSlot {
+    a: Assigner,
+    max_row: Option<RowId>,
+    interval: i64,
+}
+
+struct Sim<'p, O: Operator> {
+    plan: &'p Plan,
+    subs: Vec<Sub<O>>,
+    assigners: Vec<Vec<AssignerSlot>>,
+    sink: Sink,
+    steps: Vec<Step>,
+    now: i64,
+    union: bool,
+    emissions: Vec<Emission>,
+}
+
+/// Runs a plan with operator type `O`.
+pub fn simulate<O: Operator>(plan: &Plan, opts: &RunOptions) -> Result<RunOutput, Error> {
+    let pa = plan.assigner_parallelism as usize;
+    let streams = plan.schemas.len();
+    let union = plan.operator == OperatorKind::WindowJoin;
+    let subs = (0..plan.operator_parallelism)
+        .map(|j| Sub {
+            op: O::new(plan, SubtaskIndex(j)),
+            timers: TimerQueue::new(),
+            ptimers: TimerQueue::new(),
+            watermark: Watermark::MIN,
+            inputs: if streams == 2 && !union {
+                Inputs::Two([Valve::new(pa), Valve::new(pa)], Combined::default())
+            } else {
+                Inputs::Single(Valve::new(pa * streams))
+            },
+            origin: None,
+            touched: false,
+        })
+        .collect();
+    let assigners = plan
+        .generators
+        .iter()
+        .map(|g| (0..pa).map(|_| AssignerSlot { a: Assigner::new(g.clone()), max_row: None, interval: g.interval }).collect())
+        .collect();
+    let mut sim = Sim {
+        plan,
+        subs,
+        assigners,
+        sink: Sink { tracing: opts.trace, max_outputs: plan.limits.max_outputs, ..Sink::default() },
+        steps: Vec::new(),
+        now: plan.arrivals.first().map(|a| arrival_time(plan, a)).unwrap_or(0),
+        union,
+        emissions: Vec::new(),
+    };
+    for a in &plan.arrivals {
+        let t = arrival_time(plan, a);
+        sim.advance_processing_time(t);
+        match a {
+            Arrival::Row(id) => sim.row(*id),
+            Arrival::Watermark { stream, line, assigner, value, arrival } => {
+                sim.begin(Cause::WatermarkRow { stream: *stream, line: *line, assigner: *assigner, value: *value, processing_time: *arrival });
+                let mut em = std::mem::take(&mut sim.emissions);
+                em.clear();
+                sim.assigners[stream.index()][*assigner as usize].a.on_punctuation(*value, &mut em);
+                sim.broadcast(*stream, *assigner, &em, false);
+                sim.emissions = em;
+                sim.end();
+            }
+        }
+        if sim.sink.overflow {
+            return Err(Error::Limit { message: format!("the run produced more than {} results; make the input or the windows smaller", plan.limits.max_outputs) });
+        }
+    }
+    sim.end_of_input();
+    if sim.sink.overflow {
+        return Err(Error::Limit { message: format!("the run produced more than {} results; make the input or the windows smaller", plan.limits.max_outputs) });
+    }
+    let watermarks = sim.subs.iter().map(|s| s.watermark).collect();
+    let final_state = (0..sim.subs.len()).map(|j| sim.snapshot(j)).collect();
+    let state_empty = sim.subs.iter().all(|s| s.op.is_empty() && s.timers.is_empty() && s.ptimers.is_empty());
+    let assigner_watermarks = sim.assigners.iter().map(|v| v.iter().map(|s| s.a.last_emitted).collect()).collect();
+    Ok(RunOutput { sink: sim.sink, steps: sim.steps, watermarks, final_state, state_empty, assigner_watermarks })
+}
+
+fn arrival_time(plan: &Plan, a: &Arrival) -> i64 {
+    match a {
+        Arrival::Row(id) => plan.row(*id).arrival,
+        Arrival::Watermark { arrival, .. } => *arrival,
+    }
+}
+
+impl<O: Operator> Sim<'_, O> {
+    fn begin(&mut self, cause: Cause) {
+        self.sink.step = self.steps.len();
+        self.steps.push(Step { index: self.steps.len(), cause, events: Vec::new(), state: Vec::new() });
+    }
+
+    fn end(&mut self) {
+        let tracing = self.sink.tracing;
+        let events = std::mem::take(&mut self.sink.events);
+        let mut state = Vec::new();
+        for j in 0..self.subs.len() {
+            if self.subs[j].touched {
+                self.subs[j].touched = false;
+                if tracing {
+                    state.push(self.snapshot(j));
+                }
+            }
+        }
+        if let Some(step) = self.steps.last_mut() {
+            if tracing {
+                step.events = events;
+                step.state = state;
+            }
+        }
+        if !tracing {
+            // Without a trace only the step count is kept, for output step indices.
+            if let Some(step) = self.steps.last_mut() {
+                step.events = Vec::new();
+            }
+        }
+    }
+
+    fn snapshot(&self, j: usize) -> SubtaskState {
+        let s = &self.subs[j];
+        let mut timers: Vec<TimerView> = s
+            .timers
+            .iter()
+            .map(|t| TimerView { key: t.key, timestamp: t.timestamp, what: O::describe_timer(&t.namespace), processing: false })
+            .chain(s.ptimers.iter().map(|t| TimerView { key: t.key, timestamp: t.timestamp, what: O::describe_timer(&t.namespace), processing: true }))
+            .collect();
+        timers.sort_by(|a, b| (a.processing, a.timestamp, a.key).cmp(&(b.processing, b.timestamp, b.key)));
+        SubtaskState { subtask: SubtaskIndex(j as u32), watermark: s.watermark, entries: s.op.state(), timers }
+    }
+
+    fn ctx_parts(&mut self, j: usize) -> (&mut Sub<O>, &mut Sink) {
+        (&mut self.subs[j], &mut self.sink)
+    }
+
+    fn row(&mut self, id: RowId) {
+        let plan = self.plan;
+        let r = plan.row(id);
+        self.begin(Cause::Row { row: id, stream: r.stream, assigner: r.assigner, processing_time: r.arrival });
+        let j = r.subtask.0 as usize;
+        if self.sink.tracing {
+            let keyed = plan.operator != OperatorKind::Split;
+            let k = &plan.keys[r.key.0 as usize];
+            self.sink.events.push(Event::Route {
+                row: id,
+                key: keyed.then_some(r.key),
+                key_group: keyed.then_some(k.key_group),
+                subtask: r.subtask,
+            });
+        }
+        let now = self.now;
+        {
+            let (sub, sink) = self.ctx_parts(j);
+            sub.touched = true;
+            let mut cx = Ctx {
+                plan,
+                subtask: SubtaskIndex(j as u32),
+                watermark: sub.watermark,
+                processing_time: now,
+                timers: &mut sub.timers,
+                processing_timers: &mut sub.ptimers,
+                sink,
+                origin: sub.origin.clone(),
+                describe: O::describe_timer,
+            };
+            sub.op.process_element(&mut cx, r.stream, id);
+        }
+        // Then the generator sees the event.
+        let mut em = std::mem::take(&mut self.emissions);
+        em.clear();
+        let slot = &mut self.assigners[r.stream.index()][r.assigner as usize];
+        if let Some(ts) = r.ts {
+            if slot.a.max_ts().is_none_or(|m| ts > m) {
+                slot.max_row = Some(id);
+            }
+        }
+        slot.a.on_event(r.ts, &mut em);
+        self.broadcast(r.stream, r.assigner, &em, false);
+        self.emissions = em;
+        self.end();
+    }
+
+    /// Sends an assigner subtask's emissions to every operator subtask (`broadcastEmit`).
+    /// With `defer`, watermark advances are only recorded (end of input: one jump).
+    fn broadcast(&mut self, stream: Side, assigner: u32, em: &[Emission], defer: bool) -> Vec<Option<Watermark>> {
+        let mut pending = vec![None; self.subs.len()];
+        if em.is_empty() {
+            return pending;
+        }
+        if self.sink.tracing {
+            for e in em {
+                match e {
+                    Emission::Watermark(w) => {
+                        let slot = &self.assigners[stream.index()][assigner as usize];
+                        let from_row = if w.is_max() { None } else { slot.max_row };
+                        self.sink.events.push(Event::AssignerWatermark { stream, assigner, watermark: *w, from_row });
+                    }
+                    Emission::Idle => self.sink.events.push(Event::AssignerStatus { stream, assigner, idle: true }),
+                    Emission::Active => self.sink.events.push(Event::AssignerStatus { stream, assigner, idle: false }),
+                }
+            }
+        }
+        let pa = self.plan.assigner_parallelism as usize;
+        let tracing = self.sink.tracing;
+        for j in 0..self.subs.len() {
+            for e in em {
+                let mut advances = Vec::new();
+                {
+                    let mut outs = Vec::new();
+                    let (input, ch) = match (&self.subs[j].inputs, self.union) {
+                        (Inputs::Single(_), true) => (0, stream.index() * pa + assigner as usize),
+                        (Inputs::Single(_), false) => (0, assigner as usize),
+                        (Inputs::Two(..), _) => (stream.index(), assigner as usize),
+                    };
+                    let sub = &mut self.subs[j];
+                    let valve = match &mut sub.inputs {
+                        Inputs::Single(v) => v,
+                        Inputs::Two(vs, _) => &mut vs[input],
+                    };
+                    match e {
+                        Emission::Watermark(w) => {
+                            if tracing && valve.channel_active(ch) {
+                                self.sink.events.push(Event::ChannelWatermark { subtask: SubtaskIndex(j as u32), stream, assigner, watermark: *w });
+                            }
+                            valve.input_watermark(*w, ch, &mut outs)
+                        }
+                        Emission::Idle => valve.input_status(true, ch, &mut outs),
+                        Emission::Active => valve.input_status(false, ch, &mut outs),
+                    }
+                    for o in outs {
+                        let adv = match (&mut sub.inputs, o) {
+                            (Inputs::Single(_), ValveOutput::Watermark(w)) => Some(w),
+                            (Inputs::Single(_), _) => None,
+                            (Inputs::Two(_, c), ValveOutput::Watermark(w)) => c.update_watermark(input, w),
+                            (Inputs::Two(_, c), ValveOutput::Idle) => c.update_status(input, true).0,
+                            (Inputs::Two(_, c), ValveOutput::Active) => c.update_status(input, false).0,
+                        };
+                        advances.extend(adv);
+                    }
+                }
+                for w in advances {
+                    if defer {
+                        pending[j] = Some(w);
+                    } else {
+                        self.advance(j, w);
+                    }
+                }
+            }
+        }
+        pending
+    }
+
+    /// Where subtask `j`'s watermark `w` comes from: a channel whose watermark equals it.
+    fn origin_of(&self, j: usize, w: Watermark) -> Option<WatermarkOrigin> {
+        let pa = self.plan.assigner_parallelism as usize;
+        let find = |v: &Valve| -> Option<usize> {
+            (0..v.channel_count())
+                .filter(|&c| v.channel_watermark(c) == w)
+                .min_by_key(|&c| !v.channel_active(c))
+        };
+        let (stream, assigner) = match &self.subs[j].inputs {
+            Inputs::Single(v) => {
+                let c = find(v)?;
+                if self.union {
+                    (if c < pa { Side::Left } else { Side::Right }, c % pa)
+                } else {
+                    (Side::Left, c)
+                }
+            }
+            Inputs::Two(vs, comb) => {
+                let first = comb.min_input();
+                let (i, c) = find(&vs[first]).map(|c| (first, c)).or_else(|| find(&vs[1 - first]).map(|c| (1 - first, c)))?;
+                (if i == 0 { Side::Left } else { Side::Right }, c)
+            }
+        };
+        let slot = &self.assigners[stream.index()][assigner];
+        let eoi = w.is_max();
+        Some(WatermarkOrigin {
+            stream,
+            assigner: assigner as u32,
+            max_ts: if eoi { None } else { slot.a.max_ts() },
+            from_row: if eoi { None } else { slot.max_row },
+            end_of_input: eoi,
+        })
+    }
+
+    /// `processWatermark(w)` of subtask `j`: fire event-time timers up to `w`, then forward.
+    fn advance(&mut self, j: usize, w: Watermark) {
+        let origin = self.origin_of(j, w);
+        let plan = self.plan;
+        let now = self.now;
+        let (sub, sink) = self.ctx_parts(j);
+        sub.touched = true;
+        sub.watermark = w;
+        sub.origin = origin;
+        loop {
+            match sub.timers.peek() {
+                Some(t) if Watermark(t.timestamp) <= w => {}
+                _ => break,
+            }
+            let Some(timer) = sub.timers.poll() else { break };
+            if sink.tracing {
+                sink.events.push(Event::TimerFired {
+                    subtask: SubtaskIndex(j as u32),
+                    key: timer.key,
+                    timestamp: timer.timestamp,
+                    what: O::describe_timer(&timer.namespace),
+                    processing: false,
+                });
+            }
+            let mut cx = Ctx {
+                plan,
+                subtask: SubtaskIndex(j as u32),
+                watermark: w,
+                processing_time: now,
+                timers: &mut sub.timers,
+                processing_timers: &mut sub.ptimers,
+                sink,
+                origin: sub.origin.clone(),
+                describe: O::describe_timer,
+            };
+            sub.op.on_event_time(&mut cx, timer);
+        }
+        if sink.tracing {
+            let d = sub.op.output_watermark_delay();
+            let output = if d == 0 || w.is_min() { w } else { Watermark(w.0.saturating_sub(d)) };
+            sink.events.push(Event::OperatorWatermark { subtask: SubtaskIndex(j as u32), watermark: w, output });
+        }
+    }
+
+    /// Moves simulated processing time to `t`: periodic watermark emits and processing-time
+    /// timers due before it fire, in time order (periodic emits first at equal times).
+    fn advance_processing_time(&mut self, t: i64) {
+        loop {
+            let tick = self
+                .assigners
+                .iter()
+                .flatten()
+                .filter(|s| s.interval > 0)
+                .filter_map(|s| s.a.next_interesting_tick(self.now, s.interval))
+                .min();
+            let ptimer = self.subs.iter().filter_map(|s| s.ptimers.peek().map(|p| p.timestamp)).min();
+            match (tick, ptimer) {
+                (Some(tk), p) if tk <= t && p.is_none_or(|p| tk <= p) => self.periodic(tk),
+                (_, Some(p)) if p <= t => self.fire_processing_timers(p),
+                _ => break,
+            }
+        }
+        self.now = self.now.max(t);
+    }
+
+    fn periodic(&mut self, tick: i64) {
+        self.now = tick;
+        let mut all = Vec::new();
+        for (si, stream) in self.assigners.iter_mut().enumerate() {
+            for (a, slot) in stream.iter_mut().enumerate() {
+                if slot.interval > 0 && tick.rem_euclid(slot.interval) == 0 {
+                    let mut em = Vec::new();
+                    slot.a.on_periodic(tick, &mut em);
+                    if !em.is_empty() {
+                        all.push((si, a, em));
+                    }
+                }
+            }
+        }
+        if all.is_empty() {
+            return;
+        }
+        self.begin(Cause::PeriodicEmit { processing_time: tick });
+        for (si, a, em) in all {
+            let side = if si == 0 { Side::Left } else { Side::Right };
+            self.broadcast(side, a as u32, &em, false);
+        }
+        self.end();
+    }
+
+    fn fire_processing_timers(&mut self, t: i64) {
+        self.now = t;
+        self.begin(Cause::ProcessingTime { processing_time: t });
+        let plan = self.plan;
+        for j in 0..self.subs.len() {
+            let (sub, sink) = self.ctx_parts(j);
+            loop {
+                match sub.ptimers.peek() {
+                    Some(p) if p.timestamp <= t => {}
+                    _ => break,
+                }
+                let Some(timer) = sub.ptimers.poll() else { break };
+                sub.touched = true;
+                if sink.tracing {
+                    sink.events.push(Event::TimerFired {
+                        subtask: SubtaskIndex(j as u32),
+                        key: timer.key,
+                        timestamp: timer.timestamp,
+                        what: O::describe_timer(&timer.namespace),
+                        processing: true,
+                    });
+                }
+                let mut cx = Ctx {
+                    plan,
+                    subtask: SubtaskIndex(j as u32),
+                    watermark: sub.watermark,
+                    processing_time: t,
+                    timers: &mut sub.timers,
+                    processing_timers: &mut sub.ptimers,
+                    sink,
+                    origin: sub.origin.clone(),
+                    describe: O::describe_timer,
+                };
+                sub.op.on_processing_time(&mut cx, timer);
+            }
+        }
+        self.end();
+    }
+
+    /// End of input: each source emits `Watermark(Long.MAX_VALUE)`; every operator subtask
+    /// sees it as one jump of its watermark to +∞ (the order in which the channels finish is
+    /// not deterministic in Flink).
+    fn end_of_input(&mut self) {
+        let final_wm = self.plan.scenario.job.final_watermark;
+        self.begin(Cause::EndOfInput { final_watermark: final_wm });
+        if final_wm {
+            let mut pending: Vec<Option<Watermark>> = vec![None; self.subs.len()];
+            for si in 0..self.assigners.len() {
+                for a in 0..self.assigners[si].len() {
+                    let mut em = Vec::new();
+                    self.assigners[si][a].a.end_of_input(&mut em);
+                    let side = if si == 0 { Side::Left } else { Side::Right };
+                    let got = self.broadcast(side, a as u32, &em, true);
+                    for (p, g) in pending.iter_mut().zip(got) {
+                        if g.is_some() {
+                            *p = g;
+                        }
+                    }
+                }
+            }
+            for (j, p) in pending.into_iter().enumerate() {
+                if let Some(w) = p {
+                    self.advance(j, w);
+                }
+            }
+        }
+        self.end();
+    }
+}

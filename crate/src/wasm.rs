@@ -1,0 +1,63 @@
+//! The WebAssembly bindings: a thin layer over [`crate::run`]. Scenarios come in as JSON text
+//! and results go out as JavaScript objects (serde-wasm-bindgen); errors are returned as data
+//! (`{ "error": { "kind": "row", "stream": …, "line": …, "column": …, "message": … } }`),
+//! never thrown.
+
+use crate::error::Error;
+use crate::scenario::Scenario;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}
+
+#[derive(Serialize)]
+struct ErrorOut<'a> {
+    error: &'a Error,
+    message: String,
+}
+
+fn to_js<T: Serialize>(v: &T) -> JsValue {
+    let ser = serde_wasm_bindgen::Serializer::json_compatible();
+    v.serialize(&ser).unwrap_or(JsValue::NULL)
+}
+
+fn error(e: &Error) -> JsValue {
+    to_js(&ErrorOut { error: e, message: e.to_string() })
+}
+
+/// Runs a scenario (JSON text). With `trace`, the result holds rows, keys and the trace.
+#[wasm_bindgen]
+pub fn run(scenario_json: &str, trace: bool) -> JsValue {
+    match crate::run_json(scenario_json, trace) {
+        Ok(r) => to_js(&r),
+        Err(e) => error(&e),
+    }
+}
+
+/// Runs a scenario and returns the result as JSON text (faster for very large results).
+#[wasm_bindgen]
+pub fn run_to_json(scenario_json: &str, trace: bool) -> String {
+    match crate::run_json(scenario_json, trace) {
+        Ok(r) => serde_json::to_string(&r).unwrap_or_default(),
+        Err(e) => serde_json::to_string(&ErrorOut { error: &e, message: e.to_string() }).unwrap_or_default(),
+    }
+}
+
+/// Validates and normalises a scenario: returns its compact JSON (defaults left out), for
+/// share URLs, or an error object.
+#[wasm_bindgen]
+pub fn normalize(scenario_json: &str) -> JsValue {
+    match Scenario::from_json(scenario_json) {
+        Ok(sc) => JsValue::from_str(&sc.to_compact_json()),
+        Err(e) => error(&e),
+    }
+}
+
+/// The engine's version.
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}

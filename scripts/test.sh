@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The project's one test command (the README's, and what .ci/run calls): formatting, lints,
+# the engine's tests (golden scenarios, unit, property and robustness tests), the wasm build
+# and the browser tests in headless Chromium.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh --test
+
+echo "== cargo fmt"
+cargo fmt --all -- --check
+echo "== cargo clippy"
+cargo clippy --all-targets -- -D warnings
+echo "== cargo test"
+cargo test --all-targets
+echo "== golden scenarios through the CLI"
+files=$(ls scenarios/*.json | grep -v '\.expected\.json$')
+# shellcheck disable=SC2086
+cargo run -q --release --bin joinlab -- check $files
+echo "== web build"
+npm run build
+echo "== browser tests"
+npm run test:browser
