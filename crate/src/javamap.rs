@@ -19,9 +19,10 @@
 //!   right after its tree parent (not at the tail) and moves the (possibly new) root to the
 //!   front, `removeTreeNode` moves the new root to the front (except when removing through an
 //!   iterator) and untreeifies small trees, and `TreeNode.split` re-treeifies both halves on a
-//!   resize (or untreeifies halves of ≤ 6 nodes). All of this is ported literally from
-//!   `java.util.HashMap` (JDK 17 sources; the algorithm is unchanged from JDK 8 to 25),
-//!   including the red-black balancing, so the root — and with it the order — is the same.
+//!   resize (or untreeifies halves of ≤ 6 nodes). All of this is ported literally from the
+//!   OpenJDK `java.util.HashMap` source (these methods are unchanged from JDK 8 to JDK 25),
+//!   including the red-black balancing, so the root — and with it the order — is the same;
+//!   the tests replay sequences checked against a real Java 17 runtime.
 //!
 //! Tree bins order keys by spread hash, then by `Comparable.compareTo` when the key class is
 //! comparable ([`JavaHash::java_compare`], e.g. `Long`), else by `tieBreakOrder`, which in
@@ -34,9 +35,13 @@
 //! would use the tree there). Nodes live in an index-based arena, so no allocation per entry
 //! beyond the arena's growth.
 //!
-//! Flink-level notes for callers: `HeapMapState.remove` drops the whole map when it becomes
-//! empty and `MapState.clear()` removes it, so the next `put` starts a fresh `HashMap` with 16
-//! buckets: model that with [`JavaHashMap::new`], not [`JavaHashMap::clear`].
+//! Flink-level notes for callers (`HeapMapState`, 2.3.0 bytecode): the first `put` of a key /
+//! namespace creates `new HashMap<>()`; `MapState.remove(k)` drops the whole map when it
+//! becomes empty and `MapState.clear()` removes it, so the next `put` starts again with 16
+//! buckets — model that with [`JavaHashMap::new`], not [`JavaHashMap::clear`]. Removal through
+//! `MapState.iterator()` (the raw `entrySet().iterator()`, i.e. [`JavaHashMap::retain`]) keeps
+//! the map, and its capacity, even when it ends up empty.
+//!
 //! `IntervalJoinOperator` inserts with `get` + `put` ([`JavaHashMap::insert`] /
 //! [`JavaHashMap::get_or_insert_with`]); Java's `computeIfAbsent`, which links new nodes at
 //! the *head* of a plain bucket, is not used by those operators and not modelled.

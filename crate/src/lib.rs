@@ -20,6 +20,7 @@ pub mod time;
 pub mod timers;
 pub mod trace;
 pub mod value;
+pub mod verdict;
 pub mod watermark;
 
 #[cfg(target_arch = "wasm32")]

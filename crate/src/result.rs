@@ -1,7 +1,7 @@
 //! The result of a run as one JSON-ready document: what the CLI's `--json` prints, what the
 //! golden files hold and what the page draws.
 
-use crate::operators::{LateRule, OutputRow, WatermarkOrigin};
+use crate::operators::{LateRow, LateRule, OutputRow, WatermarkOrigin};
 use crate::parse::{Column, RowKind, Side};
 use crate::partition::{KeyGroup, SubtaskIndex};
 use crate::plan::{KeyId, Plan, RowId};
@@ -150,6 +150,9 @@ pub struct RunResult {
     pub rows: Option<Vec<RowInfo>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub keys: Option<Vec<KeyView>>,
+    /// What happened to every row, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdicts: Option<Vec<crate::verdict::Verdict>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<Vec<Step>>,
 }
@@ -192,14 +195,8 @@ impl RunResult {
             .iter()
             .map(|l| {
                 let r = plan.row(l.row);
-                let origin = l.origin.as_ref().map(|o: &WatermarkOrigin| Origin {
-                    stream: plan.stream_name(o.stream).to_string(),
-                    assigner: o.assigner,
-                    max_ts: o.max_ts,
-                    from_line: o.from_row.map(|id| plan.row(id).line),
-                    end_of_input: o.end_of_input,
-                });
-                let message = late_message(plan, r.ts, l.subtask, l.watermark, &l.reason, origin.as_ref(), l.side_output.as_deref());
+                let origin = l.origin.as_ref().map(|o| origin_view(plan, o));
+                let message = late_text(plan, l);
                 Late {
                     stream: plan.stream_name(r.stream).to_string(),
                     row: row_ref(l.row),
@@ -248,6 +245,10 @@ impl RunResult {
                 time: s.time.map(|t| s.columns[t].name.clone()),
             })
             .collect();
+        let verdicts = detail.then(|| {
+            let left: Vec<RowId> = out.final_state.iter().flat_map(|s| s.entries.iter().flat_map(|e| e.rows.iter().copied())).collect();
+            crate::verdict::verdicts(plan, &out.sink, &left)
+        });
         let final_state = if out.state_empty { Vec::new() } else { out.final_state.into_iter().filter(|s| !s.entries.is_empty() || !s.timers.is_empty()).collect() };
         RunResult {
             operator: plan.operator,
@@ -284,13 +285,29 @@ impl RunResult {
                     .collect()
             }),
             keys: detail.then(|| plan.keys.iter().map(|k| KeyView { value: k.value.clone(), hash: k.hash, key_group: k.key_group, subtask: k.subtask }).collect()),
+            verdicts,
             trace: detail.then_some(out.steps),
         }
     }
 }
 
-/// "ts 7 < watermark 8 of interval-join subtask 0; that watermark came from emp subtask 0
-/// (max ts 9 − 0 − 1, line 1)".
+fn origin_view(plan: &Plan, o: &WatermarkOrigin) -> Origin {
+    Origin {
+        stream: plan.stream_name(o.stream).to_string(),
+        assigner: o.assigner,
+        max_ts: o.max_ts,
+        from_line: o.from_row.map(|id| plan.row(id).line),
+        end_of_input: o.end_of_input,
+    }
+}
+
+/// A late row's reason in words: "ts 7 < watermark 8 of interval-join subtask 0; that
+/// watermark came from emp subtask 0 (max ts 9 − 0 − 1, line 1); dropped".
+pub fn late_text(plan: &Plan, l: &LateRow) -> String {
+    let origin = l.origin.as_ref().map(|o| origin_view(plan, o));
+    late_message(plan, plan.row(l.row).ts, l.subtask, l.watermark, &l.reason, origin.as_ref(), l.side_output.as_deref())
+}
+
 fn late_message(plan: &Plan, ts: Option<i64>, subtask: SubtaskIndex, wm: Watermark, rule: &LateRule, origin: Option<&Origin>, tag: Option<&str>) -> String {
     let ts = ts.map(|t| t.to_string()).unwrap_or_else(|| "?".into());
     let op = operator_name(plan.operator);

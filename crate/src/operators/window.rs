@@ -1,28 +1,689 @@
-//! PLACEHOLDER: being written. Does nothing yet.
+//! Flink's `WindowOperator` with the default `EventTimeTrigger`, in event time: the DataStream
+//! window join and the keyed window aggregation.
+//!
+//! Flink classes replayed here (2.3.0; sources under
+//! `flink-runtime/src/main/java/org/apache/flink/streaming/`, checked against the 2.3.0
+//! bytecode in `flink-dist-2.3.0.jar`):
+//! - `runtime/operators/windowing/WindowOperator.java`: `processElement`, `onEventTime`,
+//!   `isWindowLate`, `isElementLate`, `cleanupTime`, `registerCleanupTimer`,
+//!   `deleteCleanupTimer`, `clearAllState`, `emitWindowContents`;
+//! - `runtime/operators/windowing/MergingWindowSet.java`: `addWindow` (state-window choice,
+//!   merge callback), `retireWindow`;
+//! - `api/windowing/triggers/EventTimeTrigger.java`: `onElement`, `onEventTime`, `onMerge`,
+//!   `clear`;
+//! - `api/windowing/assigners/{TumblingEventTimeWindows,SlidingEventTimeWindows,EventTimeSessionWindows}.java`
+//!   and `api/windowing/windows/TimeWindow.java` (`getWindowStartWithOffset`, `intersects`,
+//!   `cover`, `mergeWindows`, `hashCode`);
+//! - `flink-runtime/.../runtime/state/heap/{AbstractHeapMergingState,HeapListState,HeapAggregatingState}.java`
+//!   (`mergeNamespaces`: sources removed and folded in order, then `target ++ merged`);
+//! - `api/datastream/{JoinedStreams,CoGroupedStreams}.java` (the window join is a tagged
+//!   union → keyBy → one `WindowOperator` with list state and a left-major nested loop).
+//!
+//! # Rules
+//! - Each element is assigned its windows (sliding: in **descending** start order). For each
+//!   window, in that order: skip it if `isWindowLate` (`maxTimestamp + allowedLateness <=
+//!   watermark`); else add the element to the window's state, run `EventTimeTrigger.onElement`
+//!   (`maxTimestamp <= watermark` → FIRE now — the late-but-allowed case, which re-emits the
+//!   whole window; otherwise register the timer `(maxTimestamp, key, window)`), then register
+//!   the cleanup timer `(maxTimestamp + allowedLateness, key, window)` (the same timer when the
+//!   lateness is 0; the timer queue de-duplicates it). No cleanup timer when that sum overflows.
+//! - A row is late (side output / `numLateRecordsDropped`) only if **every** window skipped it
+//!   and `ts + allowedLateness <= watermark`.
+//! - A timer FIREs iff its timestamp is the window's `maxTimestamp`; FIRE never purges; a firing
+//!   on empty state emits nothing; at the cleanup time the window's state is cleared (and,
+//!   for sessions, the window retired from the merging window set).
+//! - Results carry timestamp `window.maxTimestamp()`.
+//!
+//! # Sessions (`MergingWindowSet`)
+//! Per key, the in-flight windows map to the *state window* (the namespace their contents are
+//! stored under). Adding `[ts, ts + gap)` runs `TimeWindow.mergeWindows` over the in-flight
+//! windows plus the new one (stable sort by start, sweep with `cover`; touching windows
+//! merge). For the merged group (a `HashSet`, iterated as `java.util.HashSet` does with
+//! `TimeWindow.hashCode = MathUtils.longToIntWithBitMixing(start + end)`, replayed with
+//! [`JavaHashMap`]): the state window of the first element (after removing the new window) is
+//! kept, the others' state is merged into it in set order (`target ++ sources`), the trigger's
+//! `onMerge` registers the merged window's timer (if `maxTimestamp > watermark`), and each
+//! merged window's trigger and cleanup timers are deleted — in set order, which matters for
+//! the heap's tie order. The in-flight windows of a key are pairwise disjoint (non-touching)
+//! after every `addWindow`, so their `HashMap` order never reaches the output: `mergeWindows`
+//! sorts them by start and their starts are distinct. We keep them sorted by start.
+//!
+//! # Window join
+//! `a.join(b).where(..).equalTo(..).window(..)[.allowedLateness(..)].apply(..)`. One list per
+//! (key, state window) holding both sides in arrival order; on FIRE: `for l in lefts { for r
+//! in rights { emit (l, r) } }`; one side only → nothing. The public join API has no
+//! `sideOutputLateData`, so late rows are reported with no tag (dropped).
+//!
+//! # Window aggregation
+//! The Flink job this corresponds to (what an exporter generates):
+//! ```java
+//! keyed.window(assigner).allowedLateness(lateness).sideOutputLateData(lateTag)
+//!      .aggregate(new CountAndSum(), new WithWindow());
+//! // CountAndSum: AggregateFunction<Row, Tuple2<Long, S>, Tuple2<Long, S>>, S = Long for an
+//! // INT/BIGINT sum column, Double for a DOUBLE one:
+//! //   createAccumulator() = (0, 0); add(v, a) = (a.f0 + 1, v.col == null ? a.f1 : a.f1 + v.col);
+//! //   merge(a, b) = (a.f0 + b.f0, a.f1 + b.f1); getResult(a) = a.
+//! // WithWindow: ProcessWindowFunction emitting (key, window.getStart(), window.getEnd(), count, sum).
+//! ```
+//! So the window state is an `AggregatingState` (count and sum fold in arrival order; merges
+//! of sessions use `merge` in `mergeNamespaces` order, which matters only for DOUBLE sums).
+//! The rows listed with each result (arrival order) and the firing number (1, then 2.. for
+//! re-firings of the same window bounds on allowed-late rows) are the playground's
+//! annotations, not part of Flink's record.
 
-use super::{Ctx, Operator};
-use crate::parse::Side;
+use super::{Ctx, LateRule, Operator};
+use crate::javamap::{JavaHash, JavaHashMap};
+use crate::parse::{RowKind, Side};
 use crate::partition::SubtaskIndex;
 use crate::plan::{KeyId, Plan, RowId};
+use crate::scenario::{OperatorKind, WindowKind};
 use crate::timers::Timer;
 use crate::trace::StateEntry;
+use crate::value::{ColumnType, Value};
+use std::collections::HashMap;
+use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 
-pub struct WindowOperator;
+/// A `TimeWindow` `[start, end)`: the timer namespace and the state namespace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Win {
+    pub start: i64,
+    pub end: i64,
+}
+
+impl Win {
+    /// `TimeWindow.maxTimestamp()` = `end - 1`.
+    pub fn max_timestamp(self) -> i64 {
+        self.end.wrapping_sub(1)
+    }
+
+    /// `TimeWindow.intersects`: overlapping or touching.
+    pub fn intersects(self, o: Win) -> bool {
+        self.start <= o.end && self.end >= o.start
+    }
+
+    /// `TimeWindow.cover`.
+    pub fn cover(self, o: Win) -> Win {
+        Win { start: self.start.min(o.start), end: self.end.max(o.end) }
+    }
+}
+
+impl fmt::Display for Win {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}, {})", self.start, self.end)
+    }
+}
+
+/// `TimeWindow.hashCode()`; `TimeWindow` is not `Comparable`.
+impl JavaHash for Win {
+    fn java_hash(&self) -> i32 {
+        long_to_int_with_bit_mixing(self.start.wrapping_add(self.end))
+    }
+}
+
+/// `org.apache.flink.util.MathUtils.longToIntWithBitMixing` (2.3.0 bytecode: the splitmix64
+/// finaliser, shifts 30/27/31).
+pub fn long_to_int_with_bit_mixing(v: i64) -> i32 {
+    let mut x = v as u64;
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^= x >> 31;
+    x as u32 as i32
+}
+
+/// `TimeWindow.getWindowStartWithOffset` (Java `%` truncates; negative remainders floor).
+pub fn window_start_with_offset(ts: i64, offset: i64, size: i64) -> i64 {
+    let rem = ts.wrapping_sub(offset).wrapping_rem(size);
+    if rem < 0 {
+        ts.wrapping_sub(rem.wrapping_add(size))
+    } else {
+        ts.wrapping_sub(rem)
+    }
+}
+
+/// The window assigner of the job.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Assigner {
+    /// `TumblingEventTimeWindows.of(size, offset)` (stagger ALIGNED).
+    Tumbling { size: i64, offset: i64 },
+    /// `SlidingEventTimeWindows.of(size, slide, offset)`.
+    Sliding { size: i64, slide: i64, offset: i64 },
+    /// `EventTimeSessionWindows.withGap(gap)`.
+    Session { gap: i64 },
+}
+
+impl Assigner {
+    /// `assignWindows` into `out` (cleared first), in Flink's order.
+    fn assign(self, ts: i64, out: &mut Vec<Win>) {
+        out.clear();
+        match self {
+            Assigner::Tumbling { size, offset } => {
+                let start = window_start_with_offset(ts, offset.wrapping_rem(size), size);
+                out.push(Win { start, end: start.wrapping_add(size) });
+            }
+            Assigner::Sliding { size, slide, offset } => {
+                let last = window_start_with_offset(ts, offset, slide);
+                let lower = ts.wrapping_sub(size);
+                let mut start = last;
+                while start > lower {
+                    out.push(Win { start, end: start.wrapping_add(size) });
+                    start = start.wrapping_sub(slide);
+                }
+            }
+            Assigner::Session { gap } => out.push(Win { start: ts, end: ts.wrapping_add(gap) }),
+        }
+    }
+}
+
+/// The aggregation's sum accumulator (`Tuple2.f1` of `CountAndSum`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Sum {
+    /// No sum column.
+    None,
+    /// An INT/BIGINT column: a Java `long` (wrapping).
+    Long(i64),
+    /// A DOUBLE column.
+    Double(f64),
+}
+
+impl Sum {
+    fn merge(self, o: Sum) -> Sum {
+        match (self, o) {
+            (Sum::Long(a), Sum::Long(b)) => Sum::Long(a.wrapping_add(b)),
+            (Sum::Double(a), Sum::Double(b)) => Sum::Double(a + b),
+            (a, _) => a,
+        }
+    }
+    fn value(self) -> Option<f64> {
+        match self {
+            Sum::None => None,
+            Sum::Long(v) => Some(v as f64),
+            Sum::Double(v) => Some(v),
+        }
+    }
+}
+
+/// The contents of one (key, state window): the list state of the join (both sides in
+/// arrival order), or the aggregation's accumulator plus its rows for display.
+#[derive(Clone, Debug)]
+struct WinState {
+    rows: Vec<RowId>,
+    count: u64,
+    sum: Sum,
+    /// The window bounds of the last firing and how many firings they had.
+    fired: Option<(Win, u32)>,
+}
+
+/// A small, fast hasher for the operator's own maps (their iteration order never reaches the
+/// output).
+#[derive(Default, Clone, Copy)]
+struct FxHasher(u64);
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(b));
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.add(v as u64);
+    }
+    fn write_i64(&mut self, v: i64) {
+        self.add(v as u64);
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.add(v);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.add(v as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type Fx = BuildHasherDefault<FxHasher>;
+
+/// Which job the operator runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Join,
+    Aggregate,
+}
+
+/// `WindowOperator` of one subtask (window join or window aggregation).
+pub struct WindowOperator {
+    mode: Mode,
+    assigner: Assigner,
+    lateness: i64,
+    late_tag: Option<String>,
+    /// Sum column index and whether it is an integer column.
+    sum_col: Option<(usize, bool)>,
+    /// (key, state window) → contents.
+    states: HashMap<(KeyId, Win), WinState, Fx>,
+    /// Sessions: per key the in-flight windows, sorted by start, with their state windows
+    /// (`MergingWindowSet.mapping`).
+    sessions: HashMap<KeyId, Vec<(Win, Win)>, Fx>,
+    scratch: Vec<Win>,
+    lefts: Vec<RowId>,
+    rights: Vec<RowId>,
+}
+
+impl WindowOperator {
+    /// `WindowOperator.cleanupTime`: `maxTimestamp + allowedLateness`, `Long.MAX_VALUE` on
+    /// overflow.
+    fn cleanup_time(&self, w: Win) -> i64 {
+        let t = w.max_timestamp().wrapping_add(self.lateness);
+        if t >= w.max_timestamp() {
+            t
+        } else {
+            i64::MAX
+        }
+    }
+
+    /// `isWindowLate`.
+    fn is_window_late(&self, w: Win, wm: i64) -> bool {
+        self.cleanup_time(w) <= wm
+    }
+
+    /// `registerCleanupTimer`.
+    fn register_cleanup_timer(&self, cx: &mut Ctx<'_, Win>, key: KeyId, w: Win) {
+        let t = self.cleanup_time(w);
+        if t != i64::MAX {
+            cx.register_event_timer(key, t, w);
+        }
+    }
+
+    /// `deleteCleanupTimer`.
+    fn delete_cleanup_timer(&self, cx: &mut Ctx<'_, Win>, key: KeyId, w: Win) {
+        let t = self.cleanup_time(w);
+        if t != i64::MAX {
+            cx.delete_event_timer(key, t, w);
+        }
+    }
+
+    /// `windowState.add(element)` for the state window `sw`.
+    fn add_to_state(&mut self, cx: &mut Ctx<'_, Win>, key: KeyId, window: Win, sw: Win, row: RowId) {
+        let add = match self.sum_col {
+            Some((col, int)) => match &cx.plan.row(row).values[col] {
+                Value::Int(v) if int => Sum::Long(*v as i64),
+                Value::Long(v) if int => Sum::Long(*v),
+                Value::Double(v) if !int => Sum::Double(*v),
+                _ => {
+                    if int {
+                        Sum::Long(0)
+                    } else {
+                        Sum::Double(0.0)
+                    }
+                }
+            },
+            None => Sum::None,
+        };
+        let st = self.states.entry((key, sw)).or_insert_with(|| WinState {
+            rows: Vec::new(),
+            count: 0,
+            sum: match add {
+                Sum::None => Sum::None,
+                Sum::Long(_) => Sum::Long(0),
+                Sum::Double(_) => Sum::Double(0.0),
+            },
+            fired: None,
+        });
+        st.rows.push(row);
+        st.count += 1;
+        st.sum = st.sum.merge(add);
+        cx.buffered(row, || if sw == window { format!("window {window}") } else { format!("window {window} (state of {sw})") });
+    }
+
+    /// FIRE: `emitWindowContents(window, windowState.get())` unless the state is empty.
+    fn fire(&mut self, cx: &mut Ctx<'_, Win>, key: KeyId, window: Win, sw: Win) {
+        let Some(st) = self.states.get_mut(&(key, sw)) else { return };
+        let ts = window.max_timestamp();
+        match self.mode {
+            Mode::Join => {
+                self.lefts.clear();
+                self.rights.clear();
+                for &r in &st.rows {
+                    if cx.plan.row(r).stream == Side::Left {
+                        self.lefts.push(r);
+                    } else {
+                        self.rights.push(r);
+                    }
+                }
+                for &l in &self.lefts {
+                    for &r in &self.rights {
+                        cx.emit(Some(l), Some(r), Some(ts), RowKind::Insert, Some((window.start, window.end)));
+                    }
+                }
+            }
+            Mode::Aggregate => {
+                let firing = match st.fired {
+                    Some((w, n)) if w == window => n + 1,
+                    _ => 1,
+                };
+                st.fired = Some((window, firing));
+                cx.emit_window(key, window.start, window.end, st.count, st.sum.value(), st.rows.clone(), firing);
+            }
+        }
+    }
+
+    /// Clears the state of `sw` (`windowState.clear()`).
+    fn clear_state(&mut self, cx: &mut Ctx<'_, Win>, key: KeyId, window: Win, sw: Win) {
+        if let Some(st) = self.states.remove(&(key, sw)) {
+            cx.cleared(|| st.rows, || format!("window {window}"));
+        }
+    }
+
+    /// `InternalMergingState.mergeNamespaces(target, sources)` (heap backend).
+    fn merge_namespaces(&mut self, key: KeyId, target: Win, sources: &[Win]) {
+        let mut merged: Option<WinState> = None;
+        for s in sources {
+            let src = self.states.remove(&(key, *s));
+            merged = match (merged, src) {
+                (Some(m), Some(s)) => Some(self.merge_state(m, s)),
+                (None, s) => s,
+                (m, None) => m,
+            };
+        }
+        let Some(m) = merged else { return };
+        match self.states.remove(&(key, target)) {
+            Some(t) => {
+                let t = self.merge_state(t, m);
+                self.states.insert((key, target), t);
+            }
+            None => {
+                self.states.insert((key, target), m);
+            }
+        }
+    }
+
+    /// `mergeState(a, b)`: list `a ++ b` / `AggregateFunction.merge(a, b)`.
+    fn merge_state(&self, mut a: WinState, b: WinState) -> WinState {
+        a.rows.extend_from_slice(&b.rows);
+        if self.mode == Mode::Aggregate {
+            // The rows are shown in arrival order (row ids of one stream are in arrival order).
+            a.rows.sort_unstable();
+        }
+        a.count += b.count;
+        a.sum = a.sum.merge(b.sum);
+        a
+    }
+
+    fn process_plain(&mut self, cx: &mut Ctx<'_, Win>, key: KeyId, row: RowId, ts: i64) -> bool {
+        let wm = cx.watermark.0;
+        let mut skipped = true;
+        for i in 0..self.scratch.len() {
+            let w = self.scratch[i];
+            if self.is_window_late(w, wm) {
+                continue;
+            }
+            skipped = false;
+            self.add_to_state(cx, key, w, w, row);
+            // EventTimeTrigger.onElement
+            if w.max_timestamp() <= wm {
+                self.fire(cx, key, w, w);
+            } else {
+                cx.register_event_timer(key, w.max_timestamp(), w);
+            }
+            self.register_cleanup_timer(cx, key, w);
+        }
+        let _ = ts;
+        skipped
+    }
+
+    /// `MergingWindowSet.addWindow(new, mergeFunction)`; returns the window the new one ended
+    /// up in.
+    fn add_window(&mut self, cx: &mut Ctx<'_, Win>, key: KeyId, new: Win) -> Win {
+        let wm = cx.watermark.0;
+        let mut mapping = self.sessions.remove(&key).unwrap_or_default();
+        // TimeWindow.mergeWindows: stable sort by start of (in-flight windows ++ [new]), so
+        // the new window goes after an in-flight window with the same start.
+        let pos = mapping.partition_point(|(w, _)| w.start <= new.start);
+        let at = |i: usize| -> Win {
+            if i < pos {
+                mapping[i].0
+            } else if i == pos {
+                new
+            } else {
+                mapping[i - 1].0
+            }
+        };
+        let n = mapping.len() + 1;
+        // The sweep; find the group holding the new window (the only group that can have more
+        // than one window: in-flight windows are pairwise disjoint).
+        let mut group_start = 0;
+        let mut cover = at(0);
+        let mut found: Option<(usize, usize, Win)> = None;
+        for i in 1..=n {
+            let next = if i < n { Some(at(i)) } else { None };
+            match next {
+                Some(c) if cover.intersects(c) => cover = cover.cover(c),
+                _ => {
+                    if (group_start..i).contains(&pos) {
+                        found = Some((group_start, i, cover));
+                    }
+                    if let Some(c) = next {
+                        group_start = i;
+                        cover = c;
+                    }
+                }
+            }
+        }
+        let (g0, g1, merge_result) = found.unwrap_or((pos, pos + 1, new));
+        // The merged set as a java.util.HashSet (insertion in sorted order; equal windows
+        // collapse).
+        let mut set: JavaHashMap<Win, ()> = JavaHashMap::new();
+        for i in g0..g1 {
+            set.insert(at(i), ());
+        }
+        let mut result = new;
+        if set.len() > 1 {
+            // mergedWindows.remove(newWindow)
+            let mut merged_windows: Vec<Win> = set.keys().copied().collect();
+            if let Some(p) = merged_windows.iter().position(|w| *w == new) {
+                merged_windows.remove(p);
+                result = merge_result;
+            }
+            let get = |m: &Vec<(Win, Win)>, w: Win| m.iter().find(|(x, _)| *x == w).map(|(_, s)| *s);
+            let merged_state_window = get(&mapping, merged_windows[0]).unwrap_or(merged_windows[0]);
+            let mut merged_state_windows = Vec::with_capacity(merged_windows.len());
+            for w in &merged_windows {
+                if let Some(i) = mapping.iter().position(|(x, _)| x == w) {
+                    merged_state_windows.push(mapping.remove(i).1);
+                }
+            }
+            // mapping.put(mergeResult, mergedStateWindow)
+            match mapping.iter().position(|(x, _)| *x == merge_result) {
+                Some(i) => mapping[i].1 = merged_state_window,
+                None => {
+                    let p = mapping.partition_point(|(w, _)| w.start < merge_result.start);
+                    mapping.insert(p, (merge_result, merged_state_window));
+                }
+            }
+            if let Some(i) = merged_state_windows.iter().position(|w| *w == merged_state_window) {
+                merged_state_windows.remove(i);
+            }
+            if !(merged_windows.len() == 1 && merged_windows[0] == merge_result) {
+                // WindowOperator's MergeFunction.
+                debug_assert!(merge_result.max_timestamp().wrapping_add(self.lateness) > wm || self.cleanup_time(merge_result) == i64::MAX);
+                // EventTimeTrigger.onMerge
+                if merge_result.max_timestamp() > wm {
+                    cx.register_event_timer(key, merge_result.max_timestamp(), merge_result);
+                }
+                for m in &merged_windows {
+                    // triggerContext.clear() → EventTimeTrigger.clear, then deleteCleanupTimer.
+                    cx.delete_event_timer(key, m.max_timestamp(), *m);
+                    self.delete_cleanup_timer(cx, key, *m);
+                }
+                self.merge_namespaces(key, merged_state_window, &merged_state_windows);
+            }
+        } else {
+            // No merge: mapping.put(newWindow, newWindow).
+            match mapping.iter().position(|(x, _)| *x == new) {
+                Some(i) => mapping[i].1 = new,
+                None => mapping.insert(pos, (new, new)),
+            }
+        }
+        self.sessions.insert(key, mapping);
+        result
+    }
+
+    fn process_merging(&mut self, cx: &mut Ctx<'_, Win>, key: KeyId, row: RowId) -> bool {
+        let mut skipped = true;
+        for i in 0..self.scratch.len() {
+            let w = self.scratch[i];
+            let actual = self.add_window(cx, key, w);
+            let wm = cx.watermark.0;
+            if self.is_window_late(actual, wm) {
+                self.retire(key, actual);
+                continue;
+            }
+            skipped = false;
+            let sw = self.state_window(key, actual).unwrap_or(actual);
+            self.add_to_state(cx, key, actual, sw, row);
+            if actual.max_timestamp() <= wm {
+                self.fire(cx, key, actual, sw);
+            } else {
+                cx.register_event_timer(key, actual.max_timestamp(), actual);
+            }
+            self.register_cleanup_timer(cx, key, actual);
+        }
+        skipped
+    }
+
+    /// `MergingWindowSet.getStateWindow`.
+    fn state_window(&self, key: KeyId, w: Win) -> Option<Win> {
+        self.sessions.get(&key)?.iter().find(|(x, _)| *x == w).map(|(_, s)| *s)
+    }
+
+    /// `MergingWindowSet.retireWindow` (+ `persist`: an empty set removes the state).
+    fn retire(&mut self, key: KeyId, w: Win) {
+        if let Some(m) = self.sessions.get_mut(&key) {
+            if let Some(i) = m.iter().position(|(x, _)| *x == w) {
+                m.remove(i);
+            }
+            if m.is_empty() {
+                self.sessions.remove(&key);
+            }
+        }
+    }
+}
 
 impl Operator for WindowOperator {
-    type Ns = ();
-    fn new(_plan: &Plan, _subtask: SubtaskIndex) -> Self {
-        WindowOperator
+    type Ns = Win;
+
+    fn new(plan: &Plan, _subtask: SubtaskIndex) -> Self {
+        let job = &plan.scenario.job;
+        let w = &job.window;
+        let assigner = match w.kind {
+            WindowKind::Tumbling => Assigner::Tumbling { size: w.size.0, offset: w.offset.0 },
+            WindowKind::Sliding => Assigner::Sliding { size: w.size.0, slide: w.slide.map(|s| s.0).unwrap_or(w.size.0), offset: w.offset.0 },
+            WindowKind::Session => Assigner::Session { gap: w.gap.map(|g| g.0).unwrap_or(w.size.0) },
+        };
+        let mode = if plan.operator == OperatorKind::WindowAggregate { Mode::Aggregate } else { Mode::Join };
+        let sum_col = match (&job.aggregate.sum, mode) {
+            (Some(name), Mode::Aggregate) => plan.schemas.first().and_then(|s| {
+                let i = s.columns.iter().position(|c| c.name == name.trim())?;
+                match s.columns[i].ty {
+                    ColumnType::Int | ColumnType::Long => Some((i, true)),
+                    ColumnType::Double => Some((i, false)),
+                    _ => None,
+                }
+            }),
+            _ => None,
+        };
+        WindowOperator {
+            mode,
+            assigner,
+            lateness: job.allowed_lateness.0,
+            late_tag: if mode == Mode::Aggregate { job.late_output.left.clone() } else { None },
+            sum_col,
+            states: HashMap::default(),
+            sessions: HashMap::default(),
+            scratch: Vec::new(),
+            lefts: Vec::new(),
+            rights: Vec::new(),
+        }
     }
-    fn process_element(&mut self, _cx: &mut Ctx<'_, ()>, _side: Side, _row: RowId) {}
-    fn on_event_time(&mut self, _cx: &mut Ctx<'_, ()>, _timer: Timer<KeyId, ()>) {}
-    fn describe_timer(_ns: &()) -> String {
-        String::new()
+
+    fn process_element(&mut self, cx: &mut Ctx<'_, Win>, _side: Side, row: RowId) {
+        let r = cx.plan.row(row);
+        let Some(ts) = r.ts else { return };
+        let key = r.key;
+        let mut windows = std::mem::take(&mut self.scratch);
+        self.assigner.assign(ts, &mut windows);
+        self.scratch = windows;
+        let skipped = match self.assigner {
+            Assigner::Session { .. } => self.process_merging(cx, key, row),
+            _ => self.process_plain(cx, key, row, ts),
+        };
+        if skipped && ts.wrapping_add(self.lateness) <= cx.watermark.0 {
+            let windows = self.scratch.iter().map(|w| (w.start, w.end)).collect();
+            cx.late(row, LateRule::Window { allowed_lateness: self.lateness, windows }, self.late_tag.as_deref());
+        }
     }
+
+    fn on_event_time(&mut self, cx: &mut Ctx<'_, Win>, timer: Timer<KeyId, Win>) {
+        let key = timer.key;
+        let w = timer.namespace;
+        let t = timer.timestamp;
+        let merging = matches!(self.assigner, Assigner::Session { .. });
+        let sw = if merging {
+            match self.state_window(key, w) {
+                Some(s) => s,
+                // A timer of a window no longer in flight: nothing to do.
+                None => return,
+            }
+        } else {
+            w
+        };
+        // EventTimeTrigger.onEventTime
+        if t == w.max_timestamp() {
+            self.fire(cx, key, w, sw);
+        }
+        if t == self.cleanup_time(w) {
+            // clearAllState: window state, trigger (its timer), merging window set.
+            self.clear_state(cx, key, w, sw);
+            cx.delete_event_timer(key, w.max_timestamp(), w);
+            if merging {
+                self.retire(key, w);
+            }
+        }
+    }
+
+    fn describe_timer(ns: &Win) -> String {
+        format!("window {ns}")
+    }
+
     fn state(&self) -> Vec<StateEntry> {
-        Vec::new()
+        let mut out: Vec<(KeyId, Win, StateEntry)> = Vec::new();
+        if matches!(self.assigner, Assigner::Session { .. }) {
+            for (key, m) in &self.sessions {
+                for (w, sw) in m {
+                    let rows = self.states.get(&(*key, *sw)).map(|s| s.rows.clone()).unwrap_or_default();
+                    let scope = if w == sw { format!("window {w}") } else { format!("window {w} (state of {sw})") };
+                    out.push((*key, *w, StateEntry { key: *key, side: None, scope, rows }));
+                }
+            }
+        } else {
+            for ((key, w), st) in &self.states {
+                out.push((*key, *w, StateEntry { key: *key, side: None, scope: format!("window {w}"), rows: st.rows.clone() }));
+            }
+        }
+        out.sort_by_key(|e| (e.0, e.1));
+        out.into_iter().map(|e| e.2).collect()
     }
+
     fn is_empty(&self) -> bool {
-        true
+        self.states.is_empty() && self.sessions.is_empty()
     }
 }

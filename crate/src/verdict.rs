@@ -1,0 +1,247 @@
+//! A verdict for every input row, in words: what it joined with, or why it did not.
+//!
+//! Computed from the run's outputs and the job's rules (not re-simulated), so the page can
+//! answer "why didn't this row join?" without computing anything itself.
+
+use crate::operators::Sink;
+use crate::parse::Side;
+use crate::plan::{Plan, RowId};
+use crate::scenario::{OperatorKind, WindowKind};
+use serde::Serialize;
+
+/// What happened to a row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Part of at least one join result.
+    Joined,
+    /// Emitted null-padded by an outer join (and never joined).
+    Padded,
+    /// Dropped as late, or sent to a late side output.
+    Late,
+    /// Counted in one or more windows (aggregation).
+    Aggregated,
+    /// Sent to the main output (split).
+    Main,
+    /// Sent to a side output (split).
+    SideOutput,
+    /// Not part of any result.
+    Unmatched,
+    /// Still in the operator's state at the end (no final watermark).
+    Buffered,
+}
+
+/// The verdict for one row.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Verdict {
+    pub row: RowId,
+    pub outcome: Outcome,
+    /// Indices into `outputs` (or `windows` for an aggregation) that contain the row.
+    pub outputs: Vec<usize>,
+    /// Index into `late`, if it was late.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub late: Option<usize>,
+    /// The verdict in words.
+    pub message: String,
+}
+
+fn row_label(plan: &Plan, id: RowId) -> String {
+    let r = plan.row(id);
+    format!("{}:{}", plan.stream_name(r.stream), r.line)
+}
+
+fn ts_of(plan: &Plan, id: RowId) -> i64 {
+    plan.row(id).ts.unwrap_or(i64::MIN)
+}
+
+/// The windows a timestamp belongs to (tumbling/sliding), as `[start, end)`.
+fn windows_of(plan: &Plan, ts: i64) -> Vec<(i64, i64)> {
+    let w = &plan.scenario.job.window;
+    let size = w.size.0.max(1);
+    let slide = match w.kind {
+        WindowKind::Tumbling => size,
+        WindowKind::Sliding => w.slide.map(|s| s.0).unwrap_or(size).max(1),
+        WindowKind::Session => return vec![(ts, ts.saturating_add(w.gap.map(|g| g.0).unwrap_or(0)))],
+    };
+    let offset = w.offset.0;
+    let last = ts - (ts - offset).rem_euclid(slide);
+    let mut v = Vec::new();
+    let mut s = last;
+    while s > ts - size && v.len() < 64 {
+        v.push((s, s + size));
+        s -= slide;
+    }
+    v
+}
+
+/// Builds the verdicts of every row.
+pub fn verdicts(plan: &Plan, sink: &Sink, state_left: &[RowId]) -> Vec<Verdict> {
+    let n = plan.rows.len();
+    let mut outs: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut padded = vec![false; n];
+    for (i, o) in sink.outputs.iter().enumerate() {
+        for id in [o.left, o.right].into_iter().flatten() {
+            outs[id.0 as usize].push(i);
+        }
+        if o.left.is_none() || o.right.is_none() {
+            for id in [o.left, o.right].into_iter().flatten() {
+                padded[id.0 as usize] = true;
+            }
+        }
+    }
+    let mut wins: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, w) in sink.windows.iter().enumerate() {
+        for id in &w.rows {
+            if wins[id.0 as usize].last() != Some(&i) {
+                wins[id.0 as usize].push(i);
+            }
+        }
+    }
+    let mut late: Vec<Option<usize>> = vec![None; n];
+    for (i, l) in sink.late.iter().enumerate() {
+        late[l.row.0 as usize].get_or_insert(i);
+    }
+    let mut side: Vec<Option<String>> = vec![None; n];
+    for (tag, rows) in &sink.side_outputs {
+        for s in rows {
+            side[s.row.0 as usize].get_or_insert_with(|| tag.clone());
+        }
+    }
+    let mut buffered = vec![false; n];
+    for id in state_left {
+        buffered[id.0 as usize] = true;
+    }
+    // Rows of each stream by key, for "no partner" explanations.
+    let mut by_key: std::collections::HashMap<(Side, u32), Vec<RowId>> = std::collections::HashMap::new();
+    for (i, r) in plan.rows.iter().enumerate() {
+        by_key.entry((r.stream, r.key.0)).or_default().push(RowId(i as u32));
+    }
+    let op = plan.operator;
+    let job = &plan.scenario.job;
+    (0..n)
+        .map(|i| {
+            let id = RowId(i as u32);
+            let r = plan.row(id);
+            let key = &plan.keys[r.key.0 as usize];
+            let route = format!("key {} → key group {} → subtask {}", key.value, key.key_group.0, key.subtask.0);
+            if let Some(li) = late[i] {
+                let l = &sink.late[li];
+                return Verdict { row: id, outcome: Outcome::Late, outputs: Vec::new(), late: Some(li), message: format!("late: {}", crate::result::late_text(plan, l)) };
+            }
+            match op {
+                OperatorKind::Split => {
+                    if !outs[i].is_empty() {
+                        return Verdict { row: id, outcome: Outcome::Main, outputs: outs[i].clone(), late: None, message: "sent to the main output".into() };
+                    }
+                    if let Some(t) = &side[i] {
+                        return Verdict { row: id, outcome: Outcome::SideOutput, outputs: Vec::new(), late: None, message: format!("sent to side output {t:?}") };
+                    }
+                    return Verdict { row: id, outcome: Outcome::Unmatched, outputs: Vec::new(), late: None, message: format!("dropped: its {:?} matched no route", job.split.column) };
+                }
+                OperatorKind::WindowAggregate => {
+                    if !wins[i].is_empty() {
+                        let ws: Vec<String> = wins[i].iter().map(|&w| format!("[{}, {})", sink.windows[w].start, sink.windows[w].end)).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+                        return Verdict { row: id, outcome: Outcome::Aggregated, outputs: wins[i].clone(), late: None, message: format!("counted in window {} ({route})", ws.join(", ")) };
+                    }
+                    if buffered[i] {
+                        return Verdict { row: id, outcome: Outcome::Buffered, outputs: Vec::new(), late: None, message: "still in its window's state: the watermark never reached the window's end".into() };
+                    }
+                    return Verdict { row: id, outcome: Outcome::Unmatched, outputs: Vec::new(), late: None, message: "lost: late for some of its windows, and those windows had already fired (no side output, as WindowOperator only reports a row late for all its windows)".into() };
+                }
+                _ => {}
+            }
+            let joined: Vec<usize> = outs[i].iter().copied().filter(|&o| sink.outputs[o].left.is_some() && sink.outputs[o].right.is_some()).collect();
+            if !joined.is_empty() {
+                let mut partners: Vec<String> = Vec::new();
+                for &o in &joined {
+                    let out = &sink.outputs[o];
+                    let p = if out.left == Some(id) { out.right } else { out.left };
+                    if let Some(p) = p {
+                        let s = row_label(plan, p);
+                        if !partners.contains(&s) {
+                            partners.push(s);
+                        }
+                    }
+                }
+                let extra = if joined.len() > partners.len() { format!(" ({} results)", joined.len()) } else { String::new() };
+                return Verdict { row: id, outcome: Outcome::Joined, outputs: outs[i].clone(), late: None, message: format!("joined with {}{extra}", partners.join(", ")) };
+            }
+            let other = r.stream.other();
+            let partners = by_key.get(&(other, r.key.0)).cloned().unwrap_or_default();
+            let other_name = plan.schemas.get(other.index()).map(|s| s.name.as_str()).unwrap_or("the other stream");
+            let why = if partners.is_empty() {
+                format!("no {other_name} row has key {} ({route})", key.value)
+            } else {
+                explain_no_match(plan, id, &partners, &late, other_name)
+            };
+            if padded[i] {
+                Verdict { row: id, outcome: Outcome::Padded, outputs: outs[i].clone(), late: None, message: format!("padded with nulls: {why}") }
+            } else if buffered[i] {
+                Verdict { row: id, outcome: Outcome::Buffered, outputs: Vec::new(), late: None, message: format!("still buffered at the end (no final watermark); so far {why}") }
+            } else {
+                Verdict { row: id, outcome: Outcome::Unmatched, outputs: Vec::new(), late: None, message: format!("not joined: {why}") }
+            }
+        })
+        .collect()
+}
+
+/// Why a row with same-key partners joined none of them.
+fn explain_no_match(plan: &Plan, id: RowId, partners: &[RowId], late: &[Option<usize>], other_name: &str) -> String {
+    let r = plan.row(id);
+    let t = ts_of(plan, id);
+    let job = &plan.scenario.job;
+    let list = |v: &[RowId]| v.iter().take(4).map(|p| format!("{} (ts {})", row_label(plan, *p), ts_of(plan, *p))).collect::<Vec<_>>().join(", ");
+    match plan.operator {
+        OperatorKind::IntervalJoin | OperatorKind::SqlIntervalJoin => {
+            // The range of partner timestamps that match this row.
+            let (lo, hi) = if plan.operator == OperatorKind::IntervalJoin {
+                let iv = &job.interval;
+                let lo = iv.lower.0 + i64::from(iv.lower_exclusive);
+                let hi = iv.upper.0 - i64::from(iv.upper_exclusive);
+                // left.ts + lo <= right.ts <= left.ts + hi
+                if r.stream == Side::Left {
+                    (t.saturating_add(lo), t.saturating_add(hi))
+                } else {
+                    (t.saturating_sub(hi), t.saturating_sub(lo))
+                }
+            } else {
+                let s = &job.sql;
+                let lo = s.lower.0 + i64::from(s.lower_strict);
+                let hi = s.upper.0 - i64::from(s.upper_strict);
+                // R.t + lo <= L.t <= R.t + hi
+                if r.stream == Side::Left {
+                    (t.saturating_sub(hi), t.saturating_sub(lo))
+                } else {
+                    (t.saturating_add(lo), t.saturating_add(hi))
+                }
+            };
+            let in_range: Vec<RowId> = partners.iter().copied().filter(|p| (lo..=hi).contains(&ts_of(plan, *p))).collect();
+            if in_range.is_empty() {
+                return format!("{other_name} rows with this key ({}) are all outside [{lo}, {hi}], the range that matches ts {t}", list(partners));
+            }
+            let alive: Vec<RowId> = in_range.iter().copied().filter(|p| late[p.0 as usize].is_none()).collect();
+            if alive.is_empty() {
+                return format!("its partners in [{lo}, {hi}] ({}) were late", list(&in_range));
+            }
+            format!(
+                "its partners in [{lo}, {hi}] ({}) and it were never in state together: one had already been cleaned up when the other arrived (the watermark had passed its cleanup time)",
+                list(&alive)
+            )
+        }
+        OperatorKind::WindowJoin => {
+            let mine = windows_of(plan, t);
+            let ws = mine.iter().map(|(s, e)| format!("[{s}, {e})")).collect::<Vec<_>>().join(", ");
+            if job.window.kind == WindowKind::Session {
+                return format!("no {other_name} row with this key fell in its session ({})", list(partners));
+            }
+            let shared: Vec<RowId> = partners.iter().copied().filter(|p| windows_of(plan, ts_of(plan, *p)).iter().any(|w| mine.contains(w))).collect();
+            if shared.is_empty() {
+                format!("its window {ws} had no {other_name} row with this key; they fell in other windows: {}", list(partners))
+            } else {
+                format!("its window partners ({}) were late", list(&shared))
+            }
+        }
+        OperatorKind::RegularJoin => format!("its {other_name} partners were retracted ({})", list(partners)),
+        _ => String::new(),
+    }
+}
