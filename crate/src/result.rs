@@ -264,7 +264,7 @@ impl RunResult {
             assigner_watermarks: out.assigner_watermarks,
             state_empty: out.state_empty,
             final_state,
-            steps: out.steps.len(),
+            steps: out.step_count,
             warnings: plan.warnings.clone(),
             rows: detail.then(|| {
                 plan.rows

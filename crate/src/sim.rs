@@ -28,7 +28,10 @@ pub struct RunOptions {
 #[derive(Clone, Debug)]
 pub struct RunOutput {
     pub sink: Sink,
+    /// The trace (empty unless tracing).
     pub steps: Vec<Step>,
+    /// Number of steps of the run.
+    pub step_count: usize,
     /// Final operator watermark of each subtask.
     pub watermarks: Vec<Watermark>,
     /// Final state and timers of each subtask.
@@ -61,6 +64,8 @@ struct AssignerSlot {
     a: Assigner,
     max_row: Option<RowId>,
     interval: i64,
+    /// The last forwarded watermark came from a `WM` row.
+    punctuated: bool,
 }
 
 struct Sim<'p, O: Operator> {
@@ -69,6 +74,7 @@ struct Sim<'p, O: Operator> {
     assigners: Vec<Vec<AssignerSlot>>,
     sink: Sink,
     steps: Vec<Step>,
+    step_count: usize,
     now: i64,
     union: bool,
     emissions: Vec<Emission>,
@@ -97,7 +103,7 @@ pub fn simulate<O: Operator>(plan: &Plan, opts: &RunOptions) -> Result<RunOutput
     let assigners = plan
         .generators
         .iter()
-        .map(|g| (0..pa).map(|_| AssignerSlot { a: Assigner::new(g.clone()), max_row: None, interval: g.interval }).collect())
+        .map(|g| (0..pa).map(|_| AssignerSlot { a: Assigner::new(g.clone()), max_row: None, interval: g.interval, punctuated: false }).collect())
         .collect();
     let mut sim = Sim {
         plan,
@@ -105,6 +111,7 @@ pub fn simulate<O: Operator>(plan: &Plan, opts: &RunOptions) -> Result<RunOutput
         assigners,
         sink: Sink { tracing: opts.trace, max_outputs: plan.limits.max_outputs, ..Sink::default() },
         steps: Vec::new(),
+        step_count: 0,
         now: plan.arrivals.first().map(|a| arrival_time(plan, a)).unwrap_or(0),
         union,
         emissions: Vec::new(),
@@ -118,7 +125,10 @@ pub fn simulate<O: Operator>(plan: &Plan, opts: &RunOptions) -> Result<RunOutput
                 sim.begin(Cause::WatermarkRow { stream: *stream, line: *line, assigner: *assigner, value: *value, processing_time: *arrival });
                 let mut em = std::mem::take(&mut sim.emissions);
                 em.clear();
-                sim.assigners[stream.index()][*assigner as usize].a.on_punctuation(*value, &mut em);
+                let slot = &mut sim.assigners[stream.index()][*assigner as usize];
+                if slot.a.on_punctuation(*value, &mut em) {
+                    slot.punctuated = true;
+                }
                 sim.broadcast(*stream, *assigner, &em, false);
                 sim.emissions = em;
                 sim.end();
@@ -136,7 +146,7 @@ pub fn simulate<O: Operator>(plan: &Plan, opts: &RunOptions) -> Result<RunOutput
     let final_state = (0..sim.subs.len()).map(|j| sim.snapshot(j)).collect();
     let state_empty = sim.subs.iter().all(|s| s.op.is_empty() && s.timers.is_empty() && s.ptimers.is_empty());
     let assigner_watermarks = sim.assigners.iter().map(|v| v.iter().map(|s| s.a.last_emitted).collect()).collect();
-    Ok(RunOutput { sink: sim.sink, steps: sim.steps, watermarks, final_state, state_empty, assigner_watermarks })
+    Ok(RunOutput { sink: sim.sink, steps: sim.steps, step_count: sim.step_count, watermarks, final_state, state_empty, assigner_watermarks })
 }
 
 fn arrival_time(plan: &Plan, a: &Arrival) -> i64 {
@@ -148,8 +158,11 @@ fn arrival_time(plan: &Plan, a: &Arrival) -> i64 {
 
 impl<O: Operator> Sim<'_, O> {
     fn begin(&mut self, cause: Cause) {
-        self.sink.step = self.steps.len();
-        self.steps.push(Step { index: self.steps.len(), cause, events: Vec::new(), state: Vec::new() });
+        self.sink.step = self.step_count;
+        self.step_count += 1;
+        if self.sink.tracing {
+            self.steps.push(Step { index: self.sink.step, cause, events: Vec::new(), state: Vec::new() });
+        }
     }
 
     fn end(&mut self) {
@@ -165,16 +178,8 @@ impl<O: Operator> Sim<'_, O> {
             }
         }
         if let Some(step) = self.steps.last_mut() {
-            if tracing {
-                step.events = events;
-                step.state = state;
-            }
-        }
-        if !tracing {
-            // Without a trace only the step count is kept, for output step indices.
-            if let Some(step) = self.steps.last_mut() {
-                step.events = Vec::new();
-            }
+            step.events = events;
+            step.state = state;
         }
     }
 
@@ -235,7 +240,11 @@ impl<O: Operator> Sim<'_, O> {
                 slot.max_row = Some(id);
             }
         }
+        let before = slot.a.last_emitted;
         slot.a.on_event(r.ts, &mut em);
+        if slot.a.last_emitted != before {
+            slot.punctuated = false;
+        }
         self.broadcast(r.stream, r.assigner, &em, false);
         self.emissions = em;
         self.end();
@@ -336,11 +345,14 @@ impl<O: Operator> Sim<'_, O> {
         };
         let slot = &self.assigners[stream.index()][assigner];
         let eoi = w.is_max();
+        // Only timestamp-driven strategies derive the watermark from the max timestamp; with
+        // `WM` rows the watermark is what the row said.
+        let from_data = !eoi && !slot.punctuated && slot.a.last_emitted == w;
         Some(WatermarkOrigin {
             stream,
             assigner: assigner as u32,
-            max_ts: if eoi { None } else { slot.a.max_ts() },
-            from_row: if eoi { None } else { slot.max_row },
+            max_ts: if from_data { slot.a.max_ts() } else { None },
+            from_row: if from_data { slot.max_row } else { None },
             end_of_input: eoi,
         })
     }
@@ -417,7 +429,11 @@ impl<O: Operator> Sim<'_, O> {
             for (a, slot) in stream.iter_mut().enumerate() {
                 if slot.interval > 0 && tick.rem_euclid(slot.interval) == 0 {
                     let mut em = Vec::new();
+                    let before = slot.a.last_emitted;
                     slot.a.on_periodic(tick, &mut em);
+                    if slot.a.last_emitted != before {
+                        slot.punctuated = false;
+                    }
                     if !em.is_empty() {
                         all.push((si, a, em));
                     }

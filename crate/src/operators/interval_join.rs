@@ -350,13 +350,20 @@ mod tests {
         assert_eq!(pairs(&r), [(1, 1, 9), (2, 1, 9), (3, 1, 9)]);
         assert!(r.late.is_empty());
         assert!(r.side_outputs.is_empty());
-        // With the dept row on both... a second dept row on assigner 1 lets the watermark reach
-        // 8 again, and emp 7 is late.
+        // With a dept row on each assigner subtask, the right input's watermark is 8, but emp's
+        // assigner subtask 1 only saw ts 8 (watermark 7): the join's watermark is 7 when emp 7
+        // arrives, and 7 < 7 is false — it still joins.
         let right2 = r"10, baigong, 9 | a=2 s=0\n10, baigong, 9 | a=2 s=1";
         let r = run(&scenario(job, left, right2));
-        assert_eq!(pairs(&r), [(1, 1, 9), (1, 2, 9), (2, 1, 9), (2, 2, 9)]);
+        assert_eq!(pairs(&r), [(1, 1, 9), (1, 2, 9), (2, 1, 9), (2, 2, 9), (3, 1, 9), (3, 2, 9)]);
+        assert!(r.late.is_empty());
+        // Once emp's subtask 1 has seen ts 9 too, the watermark is 8 and emp 7 is late again.
+        let left3 = r"100, zhangsan, 10, 9 | a=1 s=0\n103, zhaoliu, 10, 9 | a=1 s=1\n101, lisi, 10, 8 | a=3 s=1\n102, wangwu, 10, 7 | a=4 s=0";
+        let r = run(&scenario(job, left3, right2));
+        assert_eq!(r.outputs.len(), 6);
         assert_eq!(r.late.len(), 1);
-        assert_eq!(r.late[0].row.line, 3);
+        assert_eq!(r.late[0].row.line, 4);
+        assert_eq!(r.late[0].watermark, crate::time::Watermark(8));
     }
 
     #[test]
@@ -399,26 +406,20 @@ mod tests {
     /// Matches come out in the HashMap order of the buffer's timestamps, not sorted.
     #[test]
     fn emission_follows_hashmap_order() {
-        // Right buffer timestamps 15, 16, 17 and 1, 2, 3 + 2^32 (Long.hashCode 1, 2, 3 → buckets
-        // 1, 2, 3 before 15, 16, 17 = buckets 15, 0, 1).
-        let big = 1i64 << 32;
-        let right = format!(r"10, x, 15\n10, y, 16\n10, z, 17\n10, u, {}\n10, v, {}\n10, w, {}", big + 1, big + 2, big + 3);
-        let left = format!(r"1, a, 10, 16 | a={}", big + 10);
-        let job = r#"{"operator": "interval_join", "watermark": {"strategy": "punctuated"}, "arrival": "left_first",
+        // Right buffer 15, 16, 17 (buckets 15, 0, 1 of 16), then a left row at 16 scans it:
+        // HashMap order 16, 17, 15 (FLINK-SEMANTICS §11). Punctuated: no watermark until the end.
+        let job = r#"{"operator": "interval_join", "watermark": {"strategy": "punctuated"},
             "interval": {"lower": "-100ms", "upper": "100ms"}}"#;
-        // Left first: no match; then the right rows each join it as they arrive.
-        let r = run(&scenario(job, &left, &right));
-        assert_eq!(r.outputs.len(), 3);
-        // Right first: the left row scans the right buffer.
-        let job_rf = r#"{"operator": "interval_join", "watermark": {"strategy": "punctuated"},
-            "interval": {"lower": "-100ms", "upper": "100ms"}}"#;
-        let left = format!(r"1, a, 10, 16 | a={}", big + 10);
-        let right: String = format!(r"10, x, 15 | a=1\n10, y, 16 | a=1\n10, z, 17 | a=1\n10, u, {} | a=1\n10, v, {} | a=1\n10, w, {} | a=1", big + 1, big + 2, big + 3);
-        let r = run(&scenario(job_rf, &left, &right));
-        let order: Vec<u32> = r.outputs.iter().map(|o| o.right.as_ref().unwrap().line).collect();
-        // Left at 16 matches 15, 16, 17: bucket order 16 (0), 15 (15)?  No — 16 → bucket 0,
-        // 17 → bucket 1, 15 → bucket 15: order 16, 17, 15 (FLINK-SEMANTICS §11).
-        assert_eq!(order, [2, 3, 1]);
+        let left = r"1, a, 10, 16 | a=10";
+        let right = r"10, x, 15 | a=1\n10, y, 16 | a=2\n10, z, 17 | a=3";
+        let r = run(&scenario(job, left, right));
+        assert_eq!(pairs(&r), [(1, 2, 16), (1, 3, 17), (1, 1, 16)]);
+        // Negative timestamps: Long.hashCode(-1) = 0, (-2) = 1, (-17) = 16 → bucket 0 of 16
+        // after 0's bucket; order -1 (bucket 0, first in), -17 (bucket 0, second), -2 (bucket 1).
+        let right = r"10, x, -2 | a=1\n10, y, -1 | a=2\n10, z, -17 | a=3";
+        let left = r"1, a, 10, -5 | a=10";
+        let r = run(&scenario(job, left, right));
+        assert_eq!(pairs(&r), [(1, 2, -1), (1, 3, -5), (1, 1, -2)]);
     }
 
     /// The indexed path must give exactly the order of Flink's full scan.
@@ -487,10 +488,10 @@ mod tests {
         let left = r"1, a, 10, 20 | a=2\n2, b, 10, 21 | a=3\n3, c, 10, 30 | a=5";
         let right = r"10, x, 12 | a=1\n10, y, 19 | a=4\n10, z, 25 | a=6";
         let r = run(&scenario(job, left, right));
-        // wm after left 20 & right 12: 11. left 20: right 12 in [10, 18] → join.
-        // left 21 (wm 11): [11, 19] → right 12. right 19 (wm min(20, 18) = 18): left in
-        // [21, 29] → left 21. left 30: wm min(29, 18) = 18; right 12's timer at 22 not fired,
-        // [20, 28] → none (12 and 19 out). right 25: wm 18... left in [27, 35] → left 30.
+        // Arrival: right 12, left 20, left 21, right 19, left 30, right 25.
+        // left 20 (wm −∞): right in [10, 18] → 12. left 21 (wm 11): [11, 19] → 12.
+        // right 19 (wm 11): left in [21, 29] → 21. left 30 (wm 18): [20, 28] → none.
+        // right 25 (wm 18): left in [27, 35] → 30.
         assert_eq!(pairs(&r), [(1, 1, 20), (2, 1, 21), (2, 2, 21), (3, 3, 30)]);
         assert!(r.state_empty);
     }
@@ -505,7 +506,8 @@ mod tests {
         let st = &trace[2].state[0];
         let scopes: Vec<(Option<Side>, &str)> = st.entries.iter().map(|e| (e.side, e.scope.as_str())).collect();
         assert_eq!(scopes, [(Some(Side::Left), "ts 8"), (Some(Side::Left), "ts 9"), (Some(Side::Right), "ts 9")]);
-        let timers: Vec<(i64, &str)> = st.timers.iter().map(|t| (t.timestamp, t.what.as_str())).collect();
+        let mut timers: Vec<(i64, &str)> = st.timers.iter().map(|t| (t.timestamp, t.what.as_str())).collect();
+        timers.sort();
         assert_eq!(timers, [(13, "cleanup left ts 8"), (14, "cleanup left ts 9"), (14, "cleanup right ts 9")]);
     }
 }

@@ -418,7 +418,8 @@ impl WindowOperator {
         a
     }
 
-    fn process_plain(&mut self, cx: &mut Ctx<'_, Win>, key: KeyId, row: RowId, ts: i64) -> bool {
+    /// `processElement` for non-merging assigners; returns `isSkippedElement`.
+    fn process_plain(&mut self, cx: &mut Ctx<'_, Win>, key: KeyId, row: RowId) -> bool {
         let wm = cx.watermark.0;
         let mut skipped = true;
         for i in 0..self.scratch.len() {
@@ -436,7 +437,6 @@ impl WindowOperator {
             }
             self.register_cleanup_timer(cx, key, w);
         }
-        let _ = ts;
         skipped
     }
 
@@ -513,8 +513,9 @@ impl WindowOperator {
                 merged_state_windows.remove(i);
             }
             if !(merged_windows.len() == 1 && merged_windows[0] == merge_result) {
-                // WindowOperator's MergeFunction.
-                debug_assert!(merge_result.max_timestamp().wrapping_add(self.lateness) > wm || self.cleanup_time(merge_result) == i64::MAX);
+                // WindowOperator's MergeFunction. (Its check "merged window already beyond the
+                // allowed lateness → UnsupportedOperationException" cannot trigger: the merge
+                // result covers an in-flight window, whose cleanup time is after the watermark.)
                 // EventTimeTrigger.onMerge
                 if merge_result.max_timestamp() > wm {
                     cx.register_event_timer(key, merge_result.max_timestamp(), merge_result);
@@ -537,6 +538,7 @@ impl WindowOperator {
         result
     }
 
+    /// `processElement` for the session assigner; returns `isSkippedElement`.
     fn process_merging(&mut self, cx: &mut Ctx<'_, Win>, key: KeyId, row: RowId) -> bool {
         let mut skipped = true;
         for i in 0..self.scratch.len() {
@@ -624,7 +626,7 @@ impl Operator for WindowOperator {
         self.scratch = windows;
         let skipped = match self.assigner {
             Assigner::Session { .. } => self.process_merging(cx, key, row),
-            _ => self.process_plain(cx, key, row, ts),
+            _ => self.process_plain(cx, key, row),
         };
         if skipped && ts.wrapping_add(self.lateness) <= cx.watermark.0 {
             let windows = self.scratch.iter().map(|w| (w.start, w.end)).collect();
