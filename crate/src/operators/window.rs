@@ -104,7 +104,10 @@ impl Win {
 
     /// `TimeWindow.cover`.
     pub fn cover(self, o: Win) -> Win {
-        Win { start: self.start.min(o.start), end: self.end.max(o.end) }
+        Win {
+            start: self.start.min(o.start),
+            end: self.end.max(o.end),
+        }
     }
 }
 
@@ -159,18 +162,31 @@ impl Assigner {
         match self {
             Assigner::Tumbling { size, offset } => {
                 let start = window_start_with_offset(ts, offset.wrapping_rem(size), size);
-                out.push(Win { start, end: start.wrapping_add(size) });
+                out.push(Win {
+                    start,
+                    end: start.wrapping_add(size),
+                });
             }
-            Assigner::Sliding { size, slide, offset } => {
+            Assigner::Sliding {
+                size,
+                slide,
+                offset,
+            } => {
                 let last = window_start_with_offset(ts, offset, slide);
                 let lower = ts.wrapping_sub(size);
                 let mut start = last;
                 while start > lower {
-                    out.push(Win { start, end: start.wrapping_add(size) });
+                    out.push(Win {
+                        start,
+                        end: start.wrapping_add(size),
+                    });
                     start = start.wrapping_sub(slide);
                 }
             }
-            Assigner::Session { gap } => out.push(Win { start: ts, end: ts.wrapping_add(gap) }),
+            Assigner::Session { gap } => out.push(Win {
+                start: ts,
+                end: ts.wrapping_add(gap),
+            }),
         }
     }
 }
@@ -295,16 +311,26 @@ impl WindowOperator {
         self.cleanup_time(w) <= wm
     }
 
-    /// `registerCleanupTimer`.
+    /// `registerCleanupTimer`. Called right after `EventTimeTrigger.onElement` on a window that
+    /// is not late: with zero lateness that window's `maxTimestamp` is after the watermark, so
+    /// the trigger has just registered this very timer and adding it again is a no-op
+    /// (skipped, as a shortcut).
     fn register_cleanup_timer(&self, cx: &mut Ctx<'_, Win>, key: KeyId, w: Win) {
+        if self.lateness == 0 {
+            return;
+        }
         let t = self.cleanup_time(w);
         if t != i64::MAX {
             cx.register_event_timer(key, t, w);
         }
     }
 
-    /// `deleteCleanupTimer`.
+    /// `deleteCleanupTimer`. Called right after `EventTimeTrigger.clear` deleted the timer at
+    /// `maxTimestamp`, which is the cleanup timer when the lateness is 0 (then skipped).
     fn delete_cleanup_timer(&self, cx: &mut Ctx<'_, Win>, key: KeyId, w: Win) {
+        if self.lateness == 0 {
+            return;
+        }
         let t = self.cleanup_time(w);
         if t != i64::MAX {
             cx.delete_event_timer(key, t, w);
@@ -312,7 +338,14 @@ impl WindowOperator {
     }
 
     /// `windowState.add(element)` for the state window `sw`.
-    fn add_to_state(&mut self, cx: &mut Ctx<'_, Win>, key: KeyId, window: Win, sw: Win, row: RowId) {
+    fn add_to_state(
+        &mut self,
+        cx: &mut Ctx<'_, Win>,
+        key: KeyId,
+        window: Win,
+        sw: Win,
+        row: RowId,
+    ) {
         let add = match self.sum_col {
             Some((col, int)) => match &cx.plan.row(row).values[col] {
                 Value::Int(v) if int => Sum::Long(*v as i64),
@@ -341,12 +374,20 @@ impl WindowOperator {
         st.rows.push(row);
         st.count += 1;
         st.sum = st.sum.merge(add);
-        cx.buffered(row, || if sw == window { format!("window {window}") } else { format!("window {window} (state of {sw})") });
+        cx.buffered(row, || {
+            if sw == window {
+                format!("window {window}")
+            } else {
+                format!("window {window} (state of {sw})")
+            }
+        });
     }
 
     /// FIRE: `emitWindowContents(window, windowState.get())` unless the state is empty.
     fn fire(&mut self, cx: &mut Ctx<'_, Win>, key: KeyId, window: Win, sw: Win) {
-        let Some(st) = self.states.get_mut(&(key, sw)) else { return };
+        let Some(st) = self.states.get_mut(&(key, sw)) else {
+            return;
+        };
         let ts = window.max_timestamp();
         match self.mode {
             Mode::Join => {
@@ -361,7 +402,13 @@ impl WindowOperator {
                 }
                 for &l in &self.lefts {
                     for &r in &self.rights {
-                        cx.emit(Some(l), Some(r), Some(ts), RowKind::Insert, Some((window.start, window.end)));
+                        cx.emit(
+                            Some(l),
+                            Some(r),
+                            Some(ts),
+                            RowKind::Insert,
+                            Some((window.start, window.end)),
+                        );
                     }
                 }
             }
@@ -371,7 +418,15 @@ impl WindowOperator {
                     _ => 1,
                 };
                 st.fired = Some((window, firing));
-                cx.emit_window(key, window.start, window.end, st.count, st.sum.value(), st.rows.clone(), firing);
+                cx.emit_window(
+                    key,
+                    window.start,
+                    window.end,
+                    st.count,
+                    st.sum.value(),
+                    st.rows.clone(),
+                    firing,
+                );
             }
         }
     }
@@ -493,7 +548,8 @@ impl WindowOperator {
                 merged_windows.remove(p);
                 result = merge_result;
             }
-            let get = |m: &Vec<(Win, Win)>, w: Win| m.iter().find(|(x, _)| *x == w).map(|(_, s)| *s);
+            let get =
+                |m: &Vec<(Win, Win)>, w: Win| m.iter().find(|(x, _)| *x == w).map(|(_, s)| *s);
             let merged_state_window = get(&mapping, merged_windows[0]).unwrap_or(merged_windows[0]);
             let mut merged_state_windows = Vec::with_capacity(merged_windows.len());
             for w in &merged_windows {
@@ -509,7 +565,10 @@ impl WindowOperator {
                     mapping.insert(p, (merge_result, merged_state_window));
                 }
             }
-            if let Some(i) = merged_state_windows.iter().position(|w| *w == merged_state_window) {
+            if let Some(i) = merged_state_windows
+                .iter()
+                .position(|w| *w == merged_state_window)
+            {
                 merged_state_windows.remove(i);
             }
             if !(merged_windows.len() == 1 && merged_windows[0] == merge_result) {
@@ -564,7 +623,11 @@ impl WindowOperator {
 
     /// `MergingWindowSet.getStateWindow`.
     fn state_window(&self, key: KeyId, w: Win) -> Option<Win> {
-        self.sessions.get(&key)?.iter().find(|(x, _)| *x == w).map(|(_, s)| *s)
+        self.sessions
+            .get(&key)?
+            .iter()
+            .find(|(x, _)| *x == w)
+            .map(|(_, s)| *s)
     }
 
     /// `MergingWindowSet.retireWindow` (+ `persist`: an empty set removes the state).
@@ -586,12 +649,27 @@ impl Operator for WindowOperator {
     fn new(plan: &Plan, _subtask: SubtaskIndex) -> Self {
         let job = &plan.scenario.job;
         let w = &job.window;
+        // plan::validate_job enforces Flink's constructor rules; the clamps only keep an
+        // unvalidated plan from dividing by zero.
         let assigner = match w.kind {
-            WindowKind::Tumbling => Assigner::Tumbling { size: w.size.0, offset: w.offset.0 },
-            WindowKind::Sliding => Assigner::Sliding { size: w.size.0, slide: w.slide.map(|s| s.0).unwrap_or(w.size.0), offset: w.offset.0 },
-            WindowKind::Session => Assigner::Session { gap: w.gap.map(|g| g.0).unwrap_or(w.size.0) },
+            WindowKind::Tumbling => Assigner::Tumbling {
+                size: w.size.0.max(1),
+                offset: w.offset.0,
+            },
+            WindowKind::Sliding => Assigner::Sliding {
+                size: w.size.0.max(1),
+                slide: w.slide.map(|s| s.0).unwrap_or(w.size.0).max(1),
+                offset: w.offset.0,
+            },
+            WindowKind::Session => Assigner::Session {
+                gap: w.gap.map(|g| g.0).unwrap_or(w.size.0),
+            },
         };
-        let mode = if plan.operator == OperatorKind::WindowAggregate { Mode::Aggregate } else { Mode::Join };
+        let mode = if plan.operator == OperatorKind::WindowAggregate {
+            Mode::Aggregate
+        } else {
+            Mode::Join
+        };
         let sum_col = match (&job.aggregate.sum, mode) {
             (Some(name), Mode::Aggregate) => plan.schemas.first().and_then(|s| {
                 let i = s.columns.iter().position(|c| c.name == name.trim())?;
@@ -607,7 +685,11 @@ impl Operator for WindowOperator {
             mode,
             assigner,
             lateness: job.allowed_lateness.0,
-            late_tag: if mode == Mode::Aggregate { job.late_output.left.clone() } else { None },
+            late_tag: if mode == Mode::Aggregate {
+                job.late_output.left.clone()
+            } else {
+                None
+            },
             sum_col,
             states: HashMap::default(),
             sessions: HashMap::default(),
@@ -630,7 +712,14 @@ impl Operator for WindowOperator {
         };
         if skipped && ts.wrapping_add(self.lateness) <= cx.watermark.0 {
             let windows = self.scratch.iter().map(|w| (w.start, w.end)).collect();
-            cx.late(row, LateRule::Window { allowed_lateness: self.lateness, windows }, self.late_tag.as_deref());
+            cx.late(
+                row,
+                LateRule::Window {
+                    allowed_lateness: self.lateness,
+                    windows,
+                },
+                self.late_tag.as_deref(),
+            );
         }
     }
 
@@ -671,14 +760,40 @@ impl Operator for WindowOperator {
         if matches!(self.assigner, Assigner::Session { .. }) {
             for (key, m) in &self.sessions {
                 for (w, sw) in m {
-                    let rows = self.states.get(&(*key, *sw)).map(|s| s.rows.clone()).unwrap_or_default();
-                    let scope = if w == sw { format!("window {w}") } else { format!("window {w} (state of {sw})") };
-                    out.push((*key, *w, StateEntry { key: *key, side: None, scope, rows }));
+                    let rows = self
+                        .states
+                        .get(&(*key, *sw))
+                        .map(|s| s.rows.clone())
+                        .unwrap_or_default();
+                    let scope = if w == sw {
+                        format!("window {w}")
+                    } else {
+                        format!("window {w} (state of {sw})")
+                    };
+                    out.push((
+                        *key,
+                        *w,
+                        StateEntry {
+                            key: *key,
+                            side: None,
+                            scope,
+                            rows,
+                        },
+                    ));
                 }
             }
         } else {
             for ((key, w), st) in &self.states {
-                out.push((*key, *w, StateEntry { key: *key, side: None, scope: format!("window {w}"), rows: st.rows.clone() }));
+                out.push((
+                    *key,
+                    *w,
+                    StateEntry {
+                        key: *key,
+                        side: None,
+                        scope: format!("window {w}"),
+                        rows: st.rows.clone(),
+                    },
+                ));
             }
         }
         out.sort_by_key(|e| (e.0, e.1));
@@ -687,5 +802,535 @@ impl Operator for WindowOperator {
 
     fn is_empty(&self) -> bool {
         self.states.is_empty() && self.sessions.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::RunResult;
+
+    fn run(json: &str) -> RunResult {
+        crate::run_json(json, false).unwrap()
+    }
+
+    /// (left line, right line, timestamp, window) of every join output.
+    fn pairs(r: &RunResult) -> Vec<(u32, u32, i64, [i64; 2])> {
+        r.outputs
+            .iter()
+            .map(|o| {
+                (
+                    o.left.as_ref().unwrap().line,
+                    o.right.as_ref().unwrap().line,
+                    o.timestamp.unwrap(),
+                    o.window.unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    /// (key, start, end, count, sum, firing, lines) of a window result.
+    type Res = (String, i64, i64, u64, Option<f64>, u32, Vec<u32>);
+
+    fn results(r: &RunResult) -> Vec<Res> {
+        r.windows
+            .iter()
+            .map(|w| {
+                (
+                    w.key.to_string(),
+                    w.start,
+                    w.end,
+                    w.count,
+                    w.sum,
+                    w.firing,
+                    w.lines.clone(),
+                )
+            })
+            .collect()
+    }
+
+    fn late_lines(r: &RunResult) -> Vec<(u32, Option<String>)> {
+        r.late
+            .iter()
+            .map(|l| (l.row.line, l.side_output.clone()))
+            .collect()
+    }
+
+    fn ws(v: &[(i64, i64)]) -> Vec<Win> {
+        v.iter().map(|&(start, end)| Win { start, end }).collect()
+    }
+
+    #[test]
+    fn window_start_floors_like_time_window() {
+        // TimeWindowTest.testGetWindowStartWithOffset and floor semantics for negatives.
+        assert_eq!(window_start_with_offset(7, 0, 7), 7);
+        assert_eq!(window_start_with_offset(6, 0, 7), 0);
+        assert_eq!(window_start_with_offset(-1, 0, 7), -7);
+        assert_eq!(window_start_with_offset(-7, 0, 7), -7);
+        assert_eq!(window_start_with_offset(-8, 0, 7), -14);
+        assert_eq!(window_start_with_offset(1, 2, 7), -5);
+        assert_eq!(window_start_with_offset(2, 2, 7), 2);
+        assert_eq!(window_start_with_offset(8, -1, 7), 6);
+    }
+
+    #[test]
+    fn assigners_follow_flink_order() {
+        let mut out = Vec::new();
+        Assigner::Tumbling {
+            size: 10_000,
+            offset: 3_000,
+        }
+        .assign(2_000, &mut out);
+        assert_eq!(out, ws(&[(-7_000, 3_000)]));
+        Assigner::Tumbling {
+            size: 10_000,
+            offset: -3_000,
+        }
+        .assign(7_000, &mut out);
+        assert_eq!(out, ws(&[(7_000, 17_000)]));
+        // Descending start order; start > ts - size.
+        Assigner::Sliding {
+            size: 6_000,
+            slide: 2_000,
+            offset: 0,
+        }
+        .assign(199_000, &mut out);
+        assert_eq!(
+            out,
+            ws(&[(198_000, 204_000), (196_000, 202_000), (194_000, 200_000)])
+        );
+        // A slide that does not divide the size: 2 or 3 windows depending on ts.
+        Assigner::Sliding {
+            size: 5_000,
+            slide: 2_000,
+            offset: 0,
+        }
+        .assign(4_000, &mut out);
+        assert_eq!(out, ws(&[(4_000, 9_000), (2_000, 7_000), (0, 5_000)]));
+        Assigner::Sliding {
+            size: 5_000,
+            slide: 2_000,
+            offset: 0,
+        }
+        .assign(5_000, &mut out);
+        assert_eq!(out, ws(&[(4_000, 9_000), (2_000, 7_000)]));
+        // slide > size: a row in the gap has no window at all.
+        Assigner::Sliding {
+            size: 5_000,
+            slide: 10_000,
+            offset: 0,
+        }
+        .assign(7_000, &mut out);
+        assert!(out.is_empty());
+        Assigner::Sliding {
+            size: 10_000,
+            slide: 5_000,
+            offset: 1_000,
+        }
+        .assign(1_000, &mut out);
+        assert_eq!(out, ws(&[(1_000, 11_000), (-4_000, 6_000)]));
+        Assigner::Session { gap: 5_000 }.assign(199_000, &mut out);
+        assert_eq!(out, ws(&[(199_000, 204_000)]));
+    }
+
+    #[test]
+    fn time_window_hash_code_matches_java() {
+        // new TimeWindow(s, e).hashCode() printed by Flink 2.3.0.
+        assert_eq!(
+            Win {
+                start: 1000,
+                end: 4000
+            }
+            .java_hash(),
+            1040397190
+        );
+        assert_eq!(
+            Win {
+                start: 4000,
+                end: 7000
+            }
+            .java_hash(),
+            -1472369174
+        );
+        assert_eq!(
+            Win {
+                start: 5000,
+                end: 8000
+            }
+            .java_hash(),
+            1536163781
+        );
+        // new HashSet<>(A, N, B) iterated as [1000,4000) [4000,7000) [5000,8000).
+        let mut set: JavaHashMap<Win, ()> = JavaHashMap::new();
+        for w in ws(&[(1000, 4000), (4000, 7000), (5000, 8000)]) {
+            set.insert(w, ());
+        }
+        assert_eq!(
+            set.keys().copied().collect::<Vec<_>>(),
+            ws(&[(1000, 4000), (4000, 7000), (5000, 8000)])
+        );
+        let mut set: JavaHashMap<Win, ()> = JavaHashMap::new();
+        for w in ws(&[(10_000, 13_000), (13_000, 16_000), (14_000, 17_000)]) {
+            set.insert(w, ());
+        }
+        // java.util.HashSet order printed by Java 17; MergingWindowSet (2.3.0) removes the new
+        // window [13000,16000) and picks [14000,17000) as the state window.
+        assert_eq!(
+            set.keys().copied().collect::<Vec<_>>(),
+            ws(&[(13_000, 16_000), (14_000, 17_000), (10_000, 13_000)])
+        );
+    }
+
+    #[test]
+    fn seed_window_join_gives_the_eight_pairs() {
+        let r = run(include_str!("../../../scenarios/window-join-tumbling.json"));
+        let w0 = [0, 10_000];
+        let w1 = [10_000, 20_000];
+        // clicks: 1 Alice home, 2 Bob cart, 3 Alice cart, 4 Alice fav, 5 Bob home, 6 Cary;
+        // orders: 1 Alice 35, 2 Bob 20@8000, 3 Alice 17, 4 Bob 20@12000, 5 Mary.
+        assert_eq!(
+            pairs(&r),
+            vec![
+                (1, 1, 9_999, w0),
+                (1, 3, 9_999, w0),
+                (3, 1, 9_999, w0),
+                (3, 3, 9_999, w0),
+                (4, 1, 9_999, w0),
+                (4, 3, 9_999, w0),
+                (2, 2, 9_999, w0),
+                (5, 4, 19_999, w1),
+            ]
+        );
+        // [0, 10000) fires on the arrival of Bob's click at 15000 (the 9th arrival).
+        assert!(r.outputs[..7].iter().all(|o| o.step == 8));
+        assert!(r.late.is_empty());
+        assert!(r.state_empty);
+    }
+
+    #[test]
+    fn tumbling_boundary_loses_the_pair() {
+        let r = run(include_str!(
+            "../../../scenarios/window-join-tumbling-miss.json"
+        ));
+        assert_eq!(pairs(&r), vec![(1, 1, 9_999, [0, 10_000])]);
+        assert!(r.late.is_empty());
+        assert!(r.state_empty);
+    }
+
+    #[test]
+    fn sliding_windows_duplicate_pairs() {
+        let r = run(include_str!(
+            "../../../scenarios/window-join-sliding-duplicates.json"
+        ));
+        assert_eq!(
+            pairs(&r),
+            vec![
+                (1, 1, 4_999, [-5_000, 5_000]),
+                // Alice's timer at 9999 was registered after Bob's, yet the heap polls it first.
+                (2, 2, 9_999, [0, 10_000]),
+                (1, 1, 9_999, [0, 10_000]),
+                (2, 2, 14_999, [5_000, 15_000]),
+                (3, 2, 14_999, [5_000, 15_000]),
+            ]
+        );
+        assert!(r.state_empty);
+    }
+
+    #[test]
+    fn tumbling_lateness_refires_and_side_outputs() {
+        // Expected values as printed by a real Flink 2.3.0 job (see the scenario).
+        let r = run(include_str!(
+            "../../../scenarios/agg-tumbling-lateness.json"
+        ));
+        let a = || "a".to_string();
+        assert_eq!(
+            results(&r),
+            vec![
+                (a(), 195_000, 200_000, 2, Some(3.0), 1, vec![1, 2]),
+                (a(), 195_000, 200_000, 3, Some(7.0), 2, vec![1, 2, 4]),
+                (a(), 195_000, 200_000, 4, Some(13.0), 3, vec![1, 2, 4, 6]),
+                (a(), 200_000, 205_000, 3, Some(15.0), 1, vec![3, 5, 7]),
+                (a(), 205_000, 210_000, 1, Some(9.0), 1, vec![9]),
+            ]
+        );
+        // The re-firings happen on the late rows' own arrival (steps 3 and 5).
+        assert_eq!(r.windows[1].step, 3);
+        assert_eq!(r.windows[2].step, 5);
+        assert!(r.windows.iter().all(|w| w.timestamp == w.end - 1));
+        assert_eq!(late_lines(&r), vec![(8, Some("late".into()))]);
+        assert_eq!(r.late[0].watermark.0, 201_999);
+        assert_eq!(r.side_outputs["late"].len(), 1);
+        assert_eq!(r.side_outputs["late"][0].timestamp, Some(199_000));
+        assert!(r.state_empty);
+    }
+
+    #[test]
+    fn sliding_late_row_goes_to_side_output_only_when_all_windows_closed() {
+        let r = run(include_str!("../../../scenarios/agg-sliding-lateness.json"));
+        let got: Vec<(i64, u64, Option<f64>, u32)> = r
+            .windows
+            .iter()
+            .map(|w| (w.start, w.count, w.sum, w.firing))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (194_000, 1, Some(1.0), 1),
+                (196_000, 1, Some(1.0), 1),
+                (198_000, 1, Some(1.0), 1),
+                (198_000, 2, Some(4.0), 2),
+                (198_000, 3, Some(8.0), 3),
+                (200_000, 1, Some(3.0), 1),
+                (200_000, 2, Some(9.0), 2),
+                (202_000, 1, Some(2.0), 1),
+                (204_000, 2, Some(7.0), 1),
+                (206_000, 2, Some(7.0), 1),
+                (208_000, 1, Some(5.0), 1),
+            ]
+        );
+        // Lines 3, 4 and 6 were late for some of their windows: silently lost there.
+        assert_eq!(late_lines(&r), vec![(7, Some("late".into()))]);
+        match &r.late[0].reason {
+            LateRule::Window {
+                allowed_lateness,
+                windows,
+            } => {
+                assert_eq!(*allowed_lateness, 2_000);
+                assert_eq!(
+                    windows,
+                    &vec![(198_000, 204_000), (196_000, 202_000), (194_000, 200_000)]
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(r.state_empty);
+    }
+
+    #[test]
+    fn sessions_merge_and_a_late_row_is_rescued_by_merging() {
+        let r = run(include_str!("../../../scenarios/agg-session.json"));
+        let s = |k: &str| k.to_string();
+        assert_eq!(
+            results(&r),
+            vec![
+                (s("a"), 199_000, 204_000, 1, Some(1.0), 1, vec![1]),
+                (s("b"), 203_000, 212_000, 2, Some(9.0), 1, vec![3, 6]),
+                (s("a"), 206_000, 216_000, 2, Some(7.0), 1, vec![2, 5]),
+                (s("a"), 218_000, 223_000, 1, Some(7.0), 1, vec![7]),
+            ]
+        );
+        assert_eq!(late_lines(&r), vec![(4, Some("late".into()))]);
+        assert!(r.state_empty);
+    }
+
+    #[test]
+    fn nothing_fires_until_both_assigner_subtasks_advance() {
+        let r = run(include_str!(
+            "../../../scenarios/agg-parallel-watermark.json"
+        ));
+        let got: Vec<(i64, usize, Vec<u32>, u32)> = r
+            .windows
+            .iter()
+            .map(|w| (w.start, w.step, w.lines.clone(), w.subtask.0))
+            .collect();
+        assert_eq!(
+            got,
+            vec![(195_000, 2, vec![1], 1), (200_000, 3, vec![2, 3], 1)]
+        );
+        assert!(r.state_empty);
+    }
+
+    /// A window join whose sessions are bridged by a later row: the merged list is the state
+    /// window's list (`[14000, 17000)`, chosen by `MergingWindowSet` from the `HashSet` order —
+    /// checked with Flink 2.3.0's class) followed by the other's.
+    #[test]
+    fn session_join_merges_lists_in_flink_order() {
+        let json = r#"{
+            "job": { "operator": "window_join", "watermark": { "delay": "5s" },
+                     "window": { "kind": "session", "gap": "3s" } },
+            "streams": [
+                { "name": "l", "columns": ["k", "ts"], "key": "k", "time": "ts",
+                  "rows": "k, 10000 | a=1\nk, 14000 | a=2" },
+                { "name": "r", "columns": ["k", "ts"], "key": "k", "time": "ts",
+                  "rows": "k, 14000 | a=3\nk, 13000 | a=4" }
+            ] }"#;
+        let r = run(json);
+        let w = [10_000, 17_000];
+        assert_eq!(
+            pairs(&r),
+            vec![
+                (2, 1, 16_999, w),
+                (2, 2, 16_999, w),
+                (1, 1, 16_999, w),
+                (1, 2, 16_999, w)
+            ]
+        );
+        assert!(r.state_empty);
+        // While the merged session is open, its state lives under [14000, 17000).
+        let t = crate::run_json(
+            &json.replace("\"window\"", "\"final_watermark\": false, \"window\""),
+            false,
+        )
+        .unwrap();
+        assert!(t.outputs.is_empty());
+        let st = &t.final_state[0];
+        assert_eq!(st.entries.len(), 1);
+        assert_eq!(
+            st.entries[0].scope,
+            "window [10000, 17000) (state of [14000, 17000))"
+        );
+        assert_eq!(
+            st.entries[0].rows.iter().map(|r| r.0).collect::<Vec<_>>(),
+            vec![1, 2, 0, 3]
+        );
+        // The timers of the two merged sessions were deleted; only the merged one remains.
+        let timers: Vec<(i64, &str)> = st
+            .timers
+            .iter()
+            .map(|t| (t.timestamp, t.what.as_str()))
+            .collect();
+        assert_eq!(timers, vec![(16_999, "window [10000, 17000)")]);
+    }
+
+    #[test]
+    fn window_join_lateness_refires_all_pairs_and_drops_late_rows() {
+        let json = r#"{
+            "job": { "operator": "window_join", "window": { "size": "10s" }, "allowed_lateness": "5s",
+                     "late_output": { "left": "ignored" } },
+            "streams": [
+                { "name": "l", "columns": ["k", "ts"], "key": "k", "time": "ts",
+                  "rows": "k, 1000 | a=1\nx, 11000 | a=4\nk, 16000 | a=6\nk, 4000 | a=8" },
+                { "name": "r", "columns": ["k", "ts"], "key": "k", "time": "ts",
+                  "rows": "k, 2000 | a=2\nx, 12000 | a=3\nk, 3000 | a=5\nk, 16500 | a=7" }
+            ] }"#;
+        let r = run(json);
+        let w = [0, 10_000];
+        let w1 = [10_000, 20_000];
+        assert_eq!(
+            pairs(&r),
+            vec![
+                // wm 10999 (after l:x@11000): first firing.
+                (1, 1, 9_999, w),
+                // r:k@3000 is late but within lateness: the whole window fires again.
+                (1, 1, 9_999, w),
+                (1, 3, 9_999, w),
+                // At end of input, in heap order: k's timer (registered after x's) first.
+                (3, 4, 19_999, w1),
+                (2, 2, 19_999, w1),
+            ]
+        );
+        // l:k@4000 arrives at watermark 15999 ≥ cleanup 14999: dropped (no late output in
+        // the join API, whatever late_output says).
+        assert_eq!(late_lines(&r), vec![(4, None)]);
+        assert!(r.side_outputs.is_empty());
+        assert!(r.state_empty);
+    }
+
+    #[test]
+    fn equal_timestamp_windows_fire_in_heap_order() {
+        // Keys a, b, c register (9999, key, [0, 10000)) in that order; the heap polls a, c, b.
+        let json = r#"{
+            "job": { "operator": "window_aggregate", "window": { "size": "10s" } },
+            "streams": [ { "name": "s", "columns": ["k", "ts"], "key": "k", "time": "ts",
+                           "rows": "a, 1000\nb, 2000\nc, 3000\nWM 10000\na, 12000" } ] }"#;
+        let r = run(json);
+        let keys: Vec<String> = r.windows.iter().map(|w| w.key.to_string()).collect();
+        assert_eq!(keys, vec!["a", "c", "b", "a"]);
+        assert_eq!(r.windows[0].step, 3);
+        assert!(r.windows.iter().all(|w| w.sum.is_none()));
+        // With a fourth timer (19999, a) added before the firing watermark, the heap's shape
+        // changes and the same three come out a, b, c.
+        let r = run(&json.replace("WM 10000\\n", ""));
+        let keys: Vec<String> = r.windows.iter().map(|w| w.key.to_string()).collect();
+        assert_eq!(keys, vec!["a", "b", "c", "a"]);
+    }
+
+    #[test]
+    fn double_sums_skip_nulls() {
+        let json = r#"{
+            "job": { "operator": "window_aggregate", "window": { "size": "10s" }, "aggregate": { "sum": "v" } },
+            "streams": [ { "name": "s", "columns": ["k", "v:double", "ts"], "key": "k", "time": "ts",
+                           "rows": "a, 0.5, 1000\na, null, 2000\na, 2.25, 3000" } ] }"#;
+        let r = run(json);
+        assert_eq!(
+            results(&r),
+            vec![("a".into(), 0, 10_000, 3, Some(2.75), 1, vec![1, 2, 3])]
+        );
+    }
+
+    #[test]
+    fn rows_without_a_window_are_late_only_if_the_element_is_late() {
+        // Sliding 5 s every 10 s: rows in [5000, 10000) belong to no window. Flink drops them
+        // silently unless ts + lateness <= watermark, then they count as late.
+        let json = r#"{
+            "job": { "operator": "window_aggregate", "window": { "kind": "sliding", "size": "5s", "slide": "10s" },
+                     "late_output": { "left": "late" } },
+            "streams": [ { "name": "s", "columns": ["k", "ts"], "key": "k", "time": "ts",
+                           "rows": "a, 7000\na, 20000\na, 8000\na, 1000" } ] }"#;
+        let r = run(json);
+        let got: Vec<(i64, u64)> = r.windows.iter().map(|w| (w.start, w.count)).collect();
+        assert_eq!(got, vec![(20_000, 1)]);
+        // 7000: no window, not late (watermark −∞) → silently dropped. 8000: no window and
+        // late (8000 <= 19999); 1000: its window [0, 5000) is late.
+        assert_eq!(
+            late_lines(&r),
+            vec![(3, Some("late".into())), (4, Some("late".into()))]
+        );
+        match &r.late[0].reason {
+            LateRule::Window { windows, .. } => assert!(windows.is_empty()),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn first_firing_can_happen_on_arrival_within_lateness() {
+        // The first row of [0, 10000) arrives when the watermark is already past 9999 but
+        // before the cleanup time 9999 + 5000: it fires at once (firing 1), no trigger timer.
+        let json = r#"{
+            "job": { "operator": "window_aggregate", "window": { "size": "10s" }, "allowed_lateness": "5s",
+                     "final_watermark": false },
+            "streams": [ { "name": "s", "columns": ["k", "ts"], "key": "k", "time": "ts",
+                           "rows": "b, 12000\na, 5000" } ] }"#;
+        let r = run(json);
+        assert_eq!(
+            results(&r),
+            vec![("a".into(), 0, 10_000, 1, None, 1, vec![2])]
+        );
+        assert_eq!(r.windows[0].step, 1);
+        // State stays until the cleanup timer; without the final watermark it is still there.
+        assert!(!r.state_empty);
+        let timers: Vec<i64> = r.final_state[0]
+            .timers
+            .iter()
+            .map(|t| t.timestamp)
+            .collect();
+        assert_eq!(timers, vec![14_999, 19_999, 24_999]);
+    }
+
+    #[test]
+    fn tumbling_lateness_uses_two_timers_and_cleans_up() {
+        let json = r#"{
+            "job": { "operator": "window_aggregate", "window": { "size": "10s" }, "allowed_lateness": "1s",
+                     "final_watermark": false },
+            "streams": [ { "name": "s", "columns": ["k", "ts"], "key": "k", "time": "ts",
+                           "rows": "a, 1000\na, 10500\na, 11000" } ] }"#;
+        let r = run(json);
+        // 10500 → wm 10499: fired; 11000 → wm 10999 ≥ cleanup 10999: state of [0, 10000) gone.
+        assert_eq!(
+            results(&r),
+            vec![("a".into(), 0, 10_000, 1, None, 1, vec![1])]
+        );
+        let st = &r.final_state[0];
+        assert_eq!(
+            st.entries
+                .iter()
+                .map(|e| e.scope.as_str())
+                .collect::<Vec<_>>(),
+            vec!["window [10000, 20000)"]
+        );
+        assert_eq!(
+            st.timers.iter().map(|t| t.timestamp).collect::<Vec<_>>(),
+            vec![19_999, 20_999]
+        );
     }
 }
