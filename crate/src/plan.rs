@@ -6,7 +6,7 @@ use crate::javahash::{java_hash_code, sql_key_hash};
 use crate::parse::{parse_stream, Entry, RowKind, Schema, Side};
 use crate::partition::{default_max_parallelism, key_group_for_hash, subtask_for_key_group, KeyGroup, SubtaskIndex};
 use crate::scenario::{ArrivalOrder, OperatorKind, Scenario, Strategy, TimeKind, WatermarkSpec, WindowKind};
-use crate::value::Value;
+use crate::value::{ColumnType, Value};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -200,6 +200,21 @@ pub fn build(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
         }
     }
 
+    if op == OperatorKind::WindowAggregate {
+        if let Some(col) = &job.aggregate.sum {
+            let schema = &parsed[0].schema;
+            match schema.columns.iter().find(|c| c.name == col.trim()) {
+                None => return Err(Error::config("job.aggregate.sum", format!("no column named {col:?} in stream {:?}", schema.name))),
+                Some(c) if !matches!(c.ty, ColumnType::Int | ColumnType::Long | ColumnType::Double) => {
+                    return Err(Error::config("job.aggregate.sum", format!("column {col:?} is {}, not a number", c.ty.sql_name())));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    if op == OperatorKind::WindowJoin && (job.late_output.left.is_some() || job.late_output.right.is_some()) {
+        warnings.push("the DataStream window join has no late side output (JoinedStreams exposes none): late rows are dropped; the late tags are ignored".into());
+    }
     let operator_parallelism = if keyless_sql { 1 } else { p };
     if keyless_sql {
         warnings.push("no key column: Flink SQL runs this join on a single subtask (global exchange)".into());

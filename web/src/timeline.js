@@ -3,6 +3,11 @@
 // matching interval, the watermark lines of the operator subtasks at the selected step and the
 // late rows crossed out.
 //
+// Exports: renderTimeline (the picture), renderComparison (side by side runs of the same rows),
+// and helpers shared with stepper.js and the page: WatermarkTracker (watermarks as of a step),
+// rowFacts / describeRow (what happened to each row), timeFormat, formatWatermark, toMillis,
+// durationText, rowValuesText, windowSettings, intervalSettings.
+//
 // Everything is drawn from the engine's result (crate/src/result.rs) and trace
 // (crate/src/trace.rs); the only thing computed here is display bookkeeping (which step a row
 // arrived in, the watermark of each subtask as of a step, where tumbling/sliding windows lie).
@@ -26,6 +31,7 @@ export function wmValue(w) {
 /** Event times at or above this (March 1973 in epoch ms) are shown as dates. */
 const DATE_LIMIT = 1e11;
 
+const mod = (a, b) => ((a % b) + b) % b;
 const pad2 = (n) => String(n).padStart(2, '0');
 const pad3 = (n) => String(n).padStart(3, '0');
 
@@ -48,14 +54,18 @@ export function timeFormat(values) {
   if (!any) dates = false;
   const clock = (t, withMs) => {
     const d = new Date(t);
+    if (!Number.isFinite(d.getTime())) return String(t);
     const s = `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}`;
     return withMs || d.getUTCMilliseconds() !== 0 ? `${s}.${pad3(d.getUTCMilliseconds())}` : s;
   };
   const day = (t) => {
     const d = new Date(t);
+    if (!Number.isFinite(d.getTime())) return String(t);
     return `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`;
   };
-  const inf = (t) => (t === Infinity ? '+∞' : t === -Infinity ? '−∞' : null);
+  // Beyond ±2^53 a value is not exact in JavaScript: it is an infinity minus a small delay
+  // (e.g. Long.MAX_VALUE minus a SQL join's output delay).
+  const inf = (t) => (t === Infinity ? '+∞' : t === -Infinity ? '−∞' : t >= 2 ** 53 ? '≈+∞' : t <= -(2 ** 53) ? '≈−∞' : null);
   return {
     dates,
     /** A short form for tick labels and marks. */
@@ -72,7 +82,61 @@ export function timeFormat(values) {
     },
     day,
     clock,
+    /** A tick label for a tick at `t` when ticks are `step` apart. */
+    tick(t, step) {
+      if (dates) {
+        if (step >= 864e5 || mod(t, 864e5) === 0) return day(t);
+        return clock(t, step < 1000);
+      }
+      if (step < 1000 || Math.abs(t) >= 1e9) return String(t);
+      if (step < 60000) return `${t / 1000} s`;
+      const neg = t < 0 ? '−' : '';
+      const a = Math.abs(t);
+      const hh = Math.floor(a / 36e5);
+      const mm = Math.floor((a % 36e5) / 6e4);
+      const ss = Math.floor((a % 6e4) / 1000);
+      return `${neg}${hh}:${pad2(mm)}:${pad2(ss)}`;
+    },
   };
+}
+
+/** A duration in words: "5 ms", "10 s", "10 min", "1 h 30 min". */
+export function durationText(ms) {
+  if (!Number.isFinite(ms)) return String(ms);
+  const a = Math.abs(ms);
+  const sign = ms < 0 ? '−' : '';
+  if (a === 0) return '0';
+  if (a % 1000 !== 0) return `${sign}${a} ms`;
+  const parts = [];
+  let r = a;
+  for (const [u, n] of [['d', 864e5], ['h', 36e5], ['min', 6e4], ['s', 1e3]]) {
+    if (r >= n) {
+      parts.push(`${Math.floor(r / n)} ${u}`);
+      r %= n;
+    }
+  }
+  return sign + parts.join(' ');
+}
+
+/** `base ± duration` in words: "R.t + 10 min", "left.ts − 5 ms". */
+function plusText(base, ms) {
+  if (!ms) return base;
+  return `${base} ${ms < 0 ? '−' : '+'} ${durationText(Math.abs(ms))}`;
+}
+
+/**
+ * The values of a row as text, with its time column shown as a date when `fmt` shows dates.
+ * `stream` is the stream's name or side.
+ */
+export function rowValuesText(result, stream, values, fmt) {
+  if (!fmt || !fmt.dates || !values) return valuesText(values);
+  const streams = (result && result.streams) || [];
+  let si = typeof stream === 'string' ? streams.findIndex((s) => s.name === stream) : -1;
+  if (si < 0) si = sideIndex(stream);
+  const st = streams[si];
+  const ti = st && st.time ? (st.columns || []).findIndex((c) => c.name === st.time) : -1;
+  if (ti < 0) return valuesText(values);
+  return `(${values.map((v, i) => (i === ti && typeof v === 'number' ? fmt.long(v) : valueText(v))).join(', ')})`;
 }
 
 /** A watermark in words through a time format. */
@@ -153,8 +217,6 @@ export function toMillis(v) {
   if (!terms || re.lastIndex < t.length) return NaN;
   return sign * Math.round(total);
 }
-
-const mod = (a, b) => ((a % b) + b) % b;
 
 // ---------------------------------------------------------------------------------------------
 // Watermarks as of a step (display bookkeeping over the trace's events).
@@ -360,6 +422,18 @@ export function rowFacts(result) {
     }
     if (!Number.isFinite(f.decided)) f.decided = lastStep;
   }
+  // The engine's verdicts (crate/src/verdict.rs) decide the outcome where present.
+  const VERDICT = { joined: 'joined', padded: 'padded', late: 'late', aggregated: 'window', main: 'main', side_output: 'side', unmatched: op === 'split' ? 'dropped' : 'none', buffered: 'buffered' };
+  for (const v of result.verdicts || []) {
+    const f = facts[v.row];
+    if (!f) continue;
+    f.verdict = v.message;
+    const o = VERDICT[v.outcome];
+    if (o && o !== f.outcome) {
+      f.outcome = o;
+      if (o === 'buffered' || o === 'none' || o === 'dropped') f.decided = o === 'dropped' ? Math.max(f.arrival, 0) : lastStep;
+    }
+  }
   return facts;
 }
 
@@ -373,8 +447,11 @@ const OUTCOME_LABEL = {
   side: 'side output',
   dropped: 'dropped (no route)',
   pending: 'waiting (in state)',
+  buffered: 'still in state at the end',
   future: 'not arrived yet',
 };
+
+const STATUS_INDEX = Object.fromEntries(Object.keys(OUTCOME_LABEL).map((k, i) => [k, i]));
 
 /** The status of a row as of a step: its outcome if known by then, else pending / future. */
 function statusAt(f, step, lastStep, traced) {
@@ -392,7 +469,7 @@ export function describeRow(result, rowId, facts, fmt) {
   const f = (facts || rowFacts(result))[rowId];
   fmt = fmt || timeFormat(rows.map((x) => x.timestamp));
   const lines = [];
-  lines.push(`${rowName(result, r)}${r.kind && r.kind !== '+I' ? ` ${r.kind}` : ''} ${valuesText(r.values)}`);
+  lines.push(`${rowName(result, r)}${r.kind && r.kind !== '+I' ? ` ${r.kind}` : ''} ${rowValuesText(result, r.side, r.values, fmt)}`);
   const parts = [];
   if (r.timestamp !== null && r.timestamp !== undefined) parts.push(`ts ${fmt.long(r.timestamp)}`);
   if (result.keys && result.operator !== 'split') {
@@ -404,7 +481,7 @@ export function describeRow(result, rowId, facts, fmt) {
   const outs = result.outputs || [];
   const partnerText = (o) => {
     const other = o.left && o.left.id === rowId ? o.right : o.left;
-    return other ? `${rowName(result, other)} ${valuesText(other.values)}` : 'null';
+    return other ? `${rowName(result, other)} ${rowValuesText(result, other.stream, other.values, fmt)}` : 'null';
   };
   const max = 8;
   if (f.outputs.length) {
@@ -423,14 +500,17 @@ export function describeRow(result, rowId, facts, fmt) {
       lines.push(`${o.kind && o.kind !== '+I' ? `${o.kind} ` : ''}emitted null-padded → output #${k + 1}`);
     });
   }
-  if (f.late >= 0) lines.push(`late: ${result.late[f.late].message}`);
+  if (f.verdict && f.outcome !== 'joined' && f.outcome !== 'window') lines.push(f.verdict);
+  else if (f.late >= 0) lines.push(`late: ${result.late[f.late].message}`);
   for (const k of f.windows.slice(0, max)) {
     const w = result.windows[k];
     lines.push(`in window [${fmt.short(w.start)}, ${fmt.short(w.end)}) of key ${valueText(w.key)}: count ${w.count}${w.sum !== undefined ? `, sum ${w.sum}` : ''}${w.firing > 1 ? ` (firing ${w.firing})` : ''}`);
   }
-  for (const s of f.sides.slice(0, max)) lines.push(`sent to side output "${s.tag}"`);
-  if (f.outcome === 'none') lines.push(result.operator === 'window_aggregate' ? 'not in any window result' : 'joined with nothing');
-  if (f.outcome === 'dropped') lines.push('matched no route: dropped');
+  if (!f.verdict) {
+    for (const s of f.sides.slice(0, max)) lines.push(`sent to side output "${s.tag}"`);
+    if (f.outcome === 'none') lines.push(result.operator === 'window_aggregate' ? 'not in any window result' : 'joined with nothing');
+    if (f.outcome === 'dropped') lines.push('matched no route: dropped');
+  } else if (f.outcome === 'window' && f.windows.length === 0) lines.push(f.verdict);
   return lines;
 }
 
@@ -486,7 +566,7 @@ export function intervalSettings(scenario, result) {
     if (!Number.isFinite(lo) || !Number.isFinite(hi)) return null;
     const le = !!i.lower_exclusive;
     const ue = !!i.upper_exclusive;
-    return { sql: false, text: `left.ts + ${lo} ≤ right.ts ≤ left.ts + ${hi}`, sides: [[lo, hi, le, ue], [-hi, -lo, ue, le]] };
+    return { sql: false, text: `${plusText('left.ts', lo)} ${le ? '<' : '≤'} right.ts ${ue ? '<' : '≤'} ${plusText('left.ts', hi)}`, sides: [[lo, hi, le, ue], [-hi, -lo, ue, le]] };
   }
   if (op === 'sql_interval_join') {
     const s = job.sql || {};
@@ -496,7 +576,7 @@ export function intervalSettings(scenario, result) {
     if (!Number.isFinite(lo) || !Number.isFinite(hi)) return null;
     const ls = !!s.lower_strict;
     const us = !!s.upper_strict;
-    return { sql: true, text: `L.t BETWEEN R.t + ${lo} AND R.t + ${hi}`, sides: [[-hi, -lo, us, ls], [lo, hi, ls, us]] };
+    return { sql: true, text: ls || us ? `L.t ${ls ? '>' : '>='} ${plusText('R.t', lo)} AND L.t ${us ? '<' : '<='} ${plusText('R.t', hi)}` : `L.t BETWEEN ${plusText('R.t', lo)} AND ${plusText('R.t', hi)}`, sides: [[-hi, -lo, us, ls], [lo, hi, ls, us]] };
   }
   return null;
 }
@@ -519,7 +599,7 @@ function text(parent, x, y, str, cls, anchor) {
   return t;
 }
 
-const fx = (v) => (Math.round(v * 10) / 10).toString();
+const fx = (v) => String(Math.round(v * 10) / 10);
 
 const STREAM_CLASS = ['jl-s0', 'jl-s1'];
 
@@ -575,26 +655,26 @@ export function renderTimeline(container, scenario, result, options = {}) {
   const ws = showWindows && eventTimed ? windowSettings(scenario, result) : null;
   const iv = showIntervals && eventTimed ? intervalSettings(scenario, result) : null;
   const firedWindows = collectWindows(result);
+  if (Number.isFinite(d0) && ws && ws.kind !== 'session' && ws.size > 0 && ws.slide > 0) {
+    // Extend to the whole windows of the first and last rows.
+    const firstStart = d0 - mod(d0 - ws.offset, ws.slide);
+    const lastEnd = d1 - mod(d1 - ws.offset, ws.slide) + ws.slide;
+    if ((lastEnd - firstStart) / ws.slide < 2000) {
+      d0 = firstStart;
+      d1 = Math.max(d1, lastEnd);
+    }
+  }
   for (const w of firedWindows) {
     d0 = Math.min(d0, w.start);
     d1 = Math.max(d1, w.end);
   }
-  if (Number.isFinite(d0) && ws && ws.kind !== 'session' && ws.size > 0 && ws.slide > 0) {
-    // Extend to whole windows around the rows.
-    const first = d0 - mod(d0 - ws.offset, ws.slide) - (ws.size - ws.slide);
-    const last = d1 - mod(d1 - ws.offset, ws.slide) + ws.size;
-    if ((last - first) / ws.slide < 2000) {
-      d0 = Math.min(d0, d0 - mod(d0 - ws.offset, ws.slide));
-      d1 = Math.max(d1, last);
-    }
-  }
   if (iv && Number.isFinite(d0)) {
     const lo = Math.min(iv.sides[0][0], iv.sides[1][0], 0);
     const hi = Math.max(iv.sides[0][1], iv.sides[1][1], 0);
-    const span = Math.max(1, d1 - d0);
+    const span = Math.max(10, d1 - d0);
     // Widen by the interval, but never let a huge bound squash the rows to a dot.
-    d0 += Math.max(lo, -span);
-    d1 += Math.min(hi, span);
+    d0 += Math.max(lo, -4 * span);
+    d1 += Math.min(hi, 4 * span);
   }
   for (const w of [...(result.watermarks || []).map((x) => x.watermark), ...(result.assigner_watermarks || []).flat()]) {
     const v = wmValue(w);
@@ -611,6 +691,8 @@ export function renderTimeline(container, scenario, result, options = {}) {
     d0 -= 5;
     d1 += 5;
   }
+  let firstT = d0;
+  for (let i = 0; i < times.length; i++) if (Number.isFinite(times[i]) && (firstT === d0 || times[i] < firstT)) firstT = times[i];
   const padT = (d1 - d0) * 0.03;
   d0 -= padT;
   d1 += padT;
@@ -696,8 +778,9 @@ export function renderTimeline(container, scenario, result, options = {}) {
       const cls = w.fired ? 'jl-window jl-window-fired' : 'jl-window';
       const r = el('rect', { x: fx(x0 + 0.5), y: fx(wy), width: fx(Math.max(1, x1 - x0 - 1)), height: trackH - 3, rx: 2, class: cls }, gWin);
       r.dataset.window = String(windowItems.indexOf(w));
+      w.el = r;
       if (w.fired && x1 - x0 > 34) {
-        text(gWin, (x0 + x1) / 2, wy + 9.5, w.fired.label, 'jl-window-label', 'middle');
+        w.labelEl = text(gWin, (x0 + x1) / 2, wy + 9.5, w.fired.label, 'jl-window-label', 'middle');
       }
     }
     y = winTop + windowTracks * trackH + 6;
@@ -774,9 +857,12 @@ export function renderTimeline(container, scenario, result, options = {}) {
   for (const L of lanes) {
     const cls = `jl-lane ${STREAM_CLASS[L.stream] || ''}`;
     el('rect', { x: left - 8, y: L.top, width: plotW + 16, height: L.h, class: cls, rx: 3 }, gBack);
-    const name = streams[L.stream] ? streams[L.stream].name : '';
+    const full = streams[L.stream] ? streams[L.stream].name : '';
+    // Long names are cut to the label column; the whole name is in the label's <title>.
+    const name = full.length > 17 ? `${full.slice(0, 16)}…` : full;
     if (L.assigner === 0 || pa > 1) {
-      text(gLanes, 8, L.top + (pa > 1 ? L.h / 2 - 1 : L.h / 2 + 4), pa > 1 && L.assigner > 0 ? '' : name, `jl-lane-label ${STREAM_CLASS[L.stream] || ''}`);
+      const t = text(gLanes, 8, L.top + (pa > 1 ? L.h / 2 - 1 : L.h / 2 + 4), pa > 1 && L.assigner > 0 ? '' : name, `jl-lane-label ${STREAM_CLASS[L.stream] || ''}`);
+      if (name !== full && L.assigner === 0) el('title', null, t).textContent = full;
       if (pa > 1) text(gLanes, 8, L.top + L.h / 2 + 11, `assigner ${L.assigner}`, 'jl-lane-sub');
     }
   }
@@ -804,12 +890,13 @@ export function renderTimeline(container, scenario, result, options = {}) {
       const px = x(t);
       el('line', { x1: fx(px), x2: fx(px), y1: ay - 4, y2: ay, class: 'jl-tick' }, gAxis);
       el('line', { x1: fx(px), x2: fx(px), y1: ay, y2: lanesBottom, class: 'jl-grid' }, gBack);
-      const label = fmt.dates && step < 1000 ? fmt.clock(t, true) : fmt.dates && step >= 864e5 ? fmt.day(t) : fmt.short(t);
+      const label = fmt.tick(t, step);
       text(gAxis, px, ay - 7, label, 'jl-tick-label', 'middle');
     }
-    const what = eventTimed ? 'event time' : 'arrival (processing) time';
-    const unit = fmt.dates ? `UTC, ${fmt.day(d0 + padT)}` : 'ms';
-    text(gAxis, 8, ay - 7, `${what} (${unit})`, 'jl-axis-title');
+    const what = eventTimed ? 'event time' : 'arrival time';
+    const unit = fmt.dates ? `UTC, ${fmt.day(firstT)}` : step < 1000 ? 'ms' : '';
+    text(gAxis, 8, unit ? ay - 16 : ay - 7, what, 'jl-axis-title');
+    if (unit) text(gAxis, 8, ay - 5, unit, 'jl-axis-title');
   }
 
   // ----- intervals (one path per lane and exclusivity; the selected row's is redrawn on top)
@@ -830,30 +917,50 @@ export function renderTimeline(container, scenario, result, options = {}) {
     }
   }
 
-  // ----- marks
-  const markEls = new Array(rows.length);
+  // ----- marks: one path per (status, stream) — a thousand rows cost a few path strings, not
+  // a thousand elements. Hovering and clicking find the row under the pointer by geometry.
   const densityLayer = el('g', { class: 'jl-density' }, gMarks);
-  if (!density) {
+  const dotLayer = el('g', { class: 'jl-dots' }, gMarks);
+  const retract = new Uint8Array(rows.length);
+  const rowStream = new Uint8Array(rows.length);
+  for (let i = 0; i < rows.length; i++) rowStream[i] = sideIndex(rows[i].side);
+  for (let i = 0; i < rows.length; i++) retract[i] = rows[i].kind === '-D' || rows[i].kind === '-U' ? 1 : 0;
+  const dotStr = new Array(rows.length);
+  const dotPath = (id) => {
+    const px = rowX[id];
+    const py = rowY[id];
+    if (facts[id].outcome === 'late') return `M${fx(px - 4)} ${fx(py - 4)}l8 8m0 -8l-8 8`;
+    return `M${fx(px - markR)} ${fx(py)}a${markR} ${markR} 0 1 0 ${2 * markR} 0a${markR} ${markR} 0 1 0 ${-2 * markR} 0`;
+  };
+  /** The row under SVG point (px, py), or -1. */
+  const rowAt = (px, py) => {
+    if (density) return -1;
+    let best = -1;
+    let bestD = (markR + 3) * (markR + 3);
     for (const L of lanes) {
-      for (const id of L.rows) {
-        const r = rows[id];
-        const cx = fx(rowX[id]);
-        const cy = fx(rowY[id]);
-        const f = facts[id];
-        let m;
-        if (f.outcome === 'late') {
-          m = el('g', { class: 'jl-mark', transform: `translate(${cx} ${cy})` }, gMarks);
-          el('circle', { r: markR + 1.5, class: 'jl-hit' }, m);
-          el('path', { d: 'M-4 -4L4 4M4 -4L-4 4', class: 'jl-x' }, m);
-        } else {
-          m = el('circle', { cx, cy, r: markR, class: 'jl-mark' }, gMarks);
+      if (py < L.top - 4 || py > L.top + L.h + 4) continue;
+      const ids = L.rows;
+      // Rows are sorted by time, so by x: binary search the first with x >= px - r.
+      let lo = 0;
+      let hi = ids.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (rowX[ids[mid]] < px - markR - 3) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let k = lo; k < ids.length && rowX[ids[k]] <= px + markR + 3; k++) {
+        const id = ids[k];
+        const dx = rowX[id] - px;
+        const dy = rowY[id] - py;
+        const d = dx * dx + dy * dy;
+        if (d <= bestD) {
+          bestD = d;
+          best = id;
         }
-        m.dataset.row = String(id);
-        if (r.kind === '-D' || r.kind === '-U') m.dataset.retract = '1';
-        markEls[id] = m;
       }
     }
-  }
+    return best;
+  };
 
   // ----- watermark layer and step status
   const tracker = new WatermarkTracker(result);
@@ -939,21 +1046,53 @@ export function renderTimeline(container, scenario, result, options = {}) {
   }
 
   const applyStatus = (step) => {
+    // Windows that have not fired yet as of the step are drawn as not fired.
+    for (const w of windowItems) {
+      if (!w.el || !w.fired) continue;
+      const done = !traced || w.fired.step <= step;
+      w.el.setAttribute('class', done ? 'jl-window jl-window-fired' : 'jl-window jl-window-later');
+      if (w.labelEl) w.labelEl.style.display = done ? '' : 'none';
+    }
     if (density) {
       drawDensity(step);
       return;
     }
     const cur = traced && step <= lastStep ? trace[step] && trace[step].cause : null;
-    const curRow = cur && cur.type === 'row' ? cur.row : -1;
-    for (let id = 0; id < markEls.length; id++) {
-      const m = markEls[id];
-      if (!m) continue;
+    curRow = cur && cur.type === 'row' ? cur.row : -1;
+    const groups = new Map();
+    for (let id = 0; id < rows.length; id++) {
       const st = statusAt(facts[id], step, lastStep, traced);
-      let cls = `jl-mark jl-${st} ${STREAM_CLASS[sideIndex(rows[id].side)] || ''}`;
-      if (id === curRow) cls += ' jl-current';
-      if (id === selected) cls += ' jl-selected';
-      if (m.dataset.retract) cls += ' jl-retract';
-      m.setAttribute('class', cls);
+      const stream = rowStream[id];
+      const x = facts[id].outcome === 'late' ? 1 : 0;
+      const key = ((STATUS_INDEX[st] ?? 15) << 3) | (stream << 2) | (x << 1) | retract[id];
+      let g = groups.get(key);
+      if (!g) {
+        g = { st, stream, shape: x ? 'x' : 'dot', retract: retract[id], d: [], ids: [] };
+        groups.set(key, g);
+      }
+      g.d.push(dotStr[id] || (dotStr[id] = dotPath(id)));
+      g.ids.push(id);
+    }
+    while (dotLayer.firstChild) dotLayer.removeChild(dotLayer.firstChild);
+    const order = ['future', 'none', 'dropped', 'buffered', 'pending', 'window', 'side', 'main', 'padded', 'joined', 'late'];
+    const sorted = [...groups.values()].sort((p, q) => order.indexOf(p.st) - order.indexOf(q.st) || p.stream - q.stream);
+    for (const g of sorted) {
+      const cls = `jl-mark jl-o-${g.st} ${STREAM_CLASS[g.stream] || ''} jl-shape-${g.shape}${g.retract ? ' jl-retract' : ''}`;
+      const p = el('path', { d: g.d.join(''), class: cls }, dotLayer);
+      p.setAttribute('data-count', g.ids.length);
+      p.setAttribute('data-rows', g.ids.join(' '));
+    }
+    drawRings();
+  };
+
+  // Rings around the current step's row and the selected row.
+  let curRow = -1;
+  const gRing = el('g', { class: 'jl-rings' }, gMarks);
+  const drawRings = () => {
+    while (gRing.firstChild) gRing.removeChild(gRing.firstChild);
+    for (const [id, cls] of [[curRow, 'jl-ring jl-ring-current'], [selected, 'jl-ring jl-ring-selected']]) {
+      if (id < 0 || !rows[id] || density) continue;
+      el('circle', { cx: fx(rowX[id]), cy: fx(rowY[id]), r: markR + 3, class: cls }, gRing);
     }
   };
 
@@ -961,7 +1100,7 @@ export function renderTimeline(container, scenario, result, options = {}) {
     while (densityLayer.firstChild) densityLayer.removeChild(densityLayer.firstChild);
     const binW = 3;
     const nb = Math.ceil(plotW / binW) + 1;
-    const order = ['joined', 'main', 'window', 'side', 'padded', 'none', 'dropped', 'pending', 'late', 'future'];
+    const order = ['joined', 'main', 'window', 'side', 'padded', 'none', 'dropped', 'buffered', 'pending', 'late', 'future'];
     for (const L of lanes) {
       const counts = order.map(() => new Uint32Array(nb));
       const oi = new Map(order.map((o, i) => [o, i]));
@@ -1040,7 +1179,7 @@ export function renderTimeline(container, scenario, result, options = {}) {
   {
     const present = new Set(facts.map((f) => f.outcome));
     if (traced) present.add('pending');
-    const order = ['joined', 'main', 'window', 'side', 'padded', 'none', 'dropped', 'late', 'pending'];
+    const order = ['joined', 'main', 'window', 'side', 'padded', 'none', 'dropped', 'late', 'buffered', 'pending'];
     const legend = document.createElement('div');
     legend.className = 'jl-legend';
     for (const o of order) {
@@ -1053,6 +1192,15 @@ export function renderTimeline(container, scenario, result, options = {}) {
       item.appendChild(sw);
       item.appendChild(document.createTextNode(OUTCOME_LABEL[o]));
       legend.appendChild(item);
+    }
+    if (retract.some((x) => x)) {
+      const it = document.createElement('span');
+      it.className = 'jl-legend-item jl-legend-retract';
+      const s3 = document.createElement('span');
+      s3.className = 'jl-swatch';
+      it.appendChild(s3);
+      it.appendChild(document.createTextNode('retraction row (−U / −D)'));
+      legend.appendChild(it);
     }
     const wmItem = document.createElement('span');
     wmItem.className = 'jl-legend-item jl-legend-wm';
@@ -1109,22 +1257,34 @@ export function renderTimeline(container, scenario, result, options = {}) {
     }
     return lines;
   };
+  const svgPoint = (ev) => {
+    const box = svg.getBoundingClientRect();
+    const scale = box.width ? width / box.width : 1;
+    return [(ev.clientX - box.left) * scale, (ev.clientY - box.top) * scale];
+  };
+  let hoverRow = -1;
   const onOver = (ev) => {
-    const target = ev.target.closest ? ev.target.closest('[data-row],[data-window],[data-lane]') : null;
+    const [px, py] = svgPoint(ev);
+    const id = rowAt(px, py);
+    if (id !== hoverRow) {
+      hoverRow = id;
+      svg.classList.toggle('jl-over-mark', id >= 0);
+    }
+    if (id >= 0) {
+      showTip(rowTip(id), ev);
+      return;
+    }
+    const target = ev.target.closest ? ev.target.closest('[data-window],[data-lane]') : null;
     if (!target || !svg.contains(target)) {
       tip.hidden = true;
       return;
     }
-    if (target.dataset.row !== undefined) showTip(rowTip(Number(target.dataset.row)), ev);
-    else if (target.dataset.window !== undefined) {
+    if (target.dataset.window !== undefined) {
       const w = windowItems[Number(target.dataset.window)];
       if (w) showTip(windowTip(w, fmt), ev);
     } else if (target.dataset.lane !== undefined) {
       const L = lanes[Number(target.dataset.lane)];
       if (!L || !L.counts) return;
-      const host = svg.getBoundingClientRect();
-      const scale = host.width ? width / host.width : 1;
-      const px = (ev.clientX - host.left) * scale;
       const b = Math.max(0, Math.floor((px - left) / 3));
       const t0 = d0 + ((b * 3) / plotW) * (d1 - d0);
       const t1 = d0 + (((b + 1) * 3) / plotW) * (d1 - d0);
@@ -1139,12 +1299,16 @@ export function renderTimeline(container, scenario, result, options = {}) {
     }
   };
   const onOut = (ev) => {
-    if (!ev.relatedTarget || !svg.contains(ev.relatedTarget)) tip.hidden = true;
+    if (!ev.relatedTarget || !svg.contains(ev.relatedTarget)) {
+      tip.hidden = true;
+      hoverRow = -1;
+      svg.classList.remove('jl-over-mark');
+    }
   };
   const onClick = (ev) => {
-    const target = ev.target.closest ? ev.target.closest('[data-row]') : null;
-    if (!target) return;
-    const id = Number(target.dataset.row);
+    const [px, py] = svgPoint(ev);
+    const id = rowAt(px, py);
+    if (id < 0) return;
     handle.setSelectedRow(id === selected ? -1 : id);
     if (options.onSelectRow) options.onSelectRow(id);
   };
@@ -1154,6 +1318,8 @@ export function renderTimeline(container, scenario, result, options = {}) {
 
   const handle = {
     svg,
+    /** The event-time range drawn, [from, to] in ms. */
+    domain: [d0, d1],
     get step() {
       return currentStep;
     },
@@ -1165,7 +1331,17 @@ export function renderTimeline(container, scenario, result, options = {}) {
     setSelectedRow(id) {
       selected = id ?? -1;
       drawSelection();
-      applyStatus(currentStep);
+      drawRings();
+    },
+    /** The row under a point in the SVG's own coordinates, or -1. */
+    rowAt,
+    /** Where row `id`'s mark is, in the SVG's own coordinates (null in density mode). */
+    /** The trace step at which row `id` arrived (-1 without a trace). */
+    rowStep(id) {
+      return facts[id] ? facts[id].arrival : -1;
+    },
+    markPosition(id) {
+      return density || !rows[id] ? null : { x: rowX[id], y: rowY[id] };
     },
     destroy() {
       svg.removeEventListener('mousemove', onOver);
@@ -1193,7 +1369,7 @@ function collectWindows(result) {
     const k = `${start},${end}`;
     let w = map.get(k);
     if (!w) {
-      w = { start, end, pairs: 0, keys: new Map(), firings: 0, agg: false };
+      w = { start, end, pairs: 0, keys: new Map(), firings: 0, agg: false, step: Infinity };
       map.set(k, w);
     }
     return w;
@@ -1203,6 +1379,7 @@ function collectWindows(result) {
     if (!o.window) continue;
     const w = get(o.window[0], o.window[1]);
     w.pairs++;
+    w.step = Math.min(w.step, o.step);
     const ref = o.left || o.right;
     const row = ref && rows[ref.id];
     const key = row && result.keys ? valueText(result.keys[row.key] && result.keys[row.key].value) : '?';
@@ -1211,6 +1388,7 @@ function collectWindows(result) {
   for (const r of result.windows || []) {
     const w = get(r.start, r.end);
     w.agg = true;
+    w.step = Math.min(w.step, r.step);
     w.firings++;
     const key = valueText(r.key);
     const list = w.keys.get(key) || [];
@@ -1220,7 +1398,7 @@ function collectWindows(result) {
   for (const w of map.values()) {
     if (w.agg) {
       const total = [...w.keys.values()].reduce((s, l) => s + l[l.length - 1].count, 0);
-      w.label = `${w.keys.size} key${w.keys.size === 1 ? '' : 's'} · ${total}`;
+      w.label = w.keys.size === 1 ? `${[...w.keys.keys()][0]}: ${total}` : `${w.keys.size} keys · ${total} rows`;
     } else w.label = `${w.pairs} pair${w.pairs === 1 ? '' : 's'}`;
   }
   return [...map.values()];
@@ -1233,6 +1411,7 @@ function windowTip(w, fmt) {
     lines.push('no output');
     return lines;
   }
+  if (Number.isFinite(f.step)) lines.push(`fires at step ${f.step + 1}`);
   if (f.agg) {
     for (const [key, list] of f.keys) {
       for (const r of list) {
@@ -1244,4 +1423,158 @@ function windowTip(w, fmt) {
     for (const [key, n] of f.keys) lines.push(`key ${key}: ${n}`);
   }
   return lines;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Side by side: the same rows through two or three joins.
+
+function h(tag, cls, textContent) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (textContent !== undefined) e.textContent = textContent;
+  return e;
+}
+
+/**
+ * Draws small multiples comparing runs of the same rows through different joins.
+ * `results`: [{ label, result, scenario? }] (or bare results). Each card shows the number of
+ * outputs, distinct row pairs, duplicated pairs, pairs it misses that another join produced,
+ * null-padded rows and late rows; below, one line per row pair with what each join did with
+ * it (✓, ×2 for duplicates, — for missing), so e.g. "tumbling misses pairs across a boundary"
+ * and "sliding duplicates" are visible.
+ */
+export function renderComparison(container, results) {
+  while (container.firstChild) container.removeChild(container.firstChild);
+  const runs = (results || []).map((r, i) => (r && r.result ? r : { label: `join ${i + 1}`, result: r })).filter((r) => r.result);
+  const root = h('div', 'jl-compare');
+  container.appendChild(root);
+  if (!runs.length) {
+    root.appendChild(h('p', 'jl-muted', 'nothing to compare'));
+    return;
+  }
+  const ref = (r) => (r ? `${r.stream}\u0000${r.line}` : '');
+  const pairs = new Map(); // key -> {left, right, counts: [per run], kinds: [[kinds]]}
+  const stats = runs.map(() => ({ outputs: 0, distinct: 0, dup: 0, padded: 0, late: 0, missed: 0, retract: 0 }));
+  runs.forEach((run, ri) => {
+    const res = run.result;
+    stats[ri].late = (res.late || []).length;
+    for (const o of res.outputs || []) {
+      stats[ri].outputs++;
+      const key = `${ref(o.left)}\u0001${ref(o.right)}`;
+      let p = pairs.get(key);
+      if (!p) {
+        p = { left: o.left, right: o.right, counts: runs.map(() => 0), kinds: runs.map(() => []) };
+        pairs.set(key, p);
+      }
+      const retract = o.kind === '-D' || o.kind === '-U';
+      if (retract) stats[ri].retract++;
+      p.counts[ri] += retract ? 0 : 1;
+      p.kinds[ri].push(o.kind || '+I');
+    }
+  });
+  const list = [...pairs.values()].sort((a, b) => {
+    const la = a.left || a.right;
+    const lb = b.left || b.right;
+    const sa = a.left ? 0 : 1;
+    const sb = b.left ? 0 : 1;
+    return sa - sb || (la.line - lb.line) || ((a.right ? a.right.line : -1) - (b.right ? b.right.line : -1));
+  });
+  for (const p of list) {
+    const full = p.left && p.right;
+    const anyHas = p.counts.some((c) => c > 0);
+    p.counts.forEach((c, ri) => {
+      if (c > 0) {
+        if (full) stats[ri].distinct++;
+        else stats[ri].padded++;
+        if (c > 1) stats[ri].dup += c - 1;
+      } else if (full && anyHas) stats[ri].missed++;
+    });
+  }
+
+  // Cards.
+  const cards = h('div', 'jl-compare-cards');
+  const maxOut = Math.max(1, ...stats.map((s) => s.outputs));
+  runs.forEach((run, ri) => {
+    const s = stats[ri];
+    const card = h('div', 'jl-compare-card');
+    card.dataset.run = String(ri);
+    card.appendChild(h('div', 'jl-compare-title', run.label || run.result.operator));
+    const bar = h('div', 'jl-compare-bar');
+    const fill = h('span', 'jl-compare-fill');
+    fill.style.width = `${Math.round((s.outputs / maxOut) * 100)}%`;
+    bar.appendChild(fill);
+    card.appendChild(bar);
+    const dl = h('dl', 'jl-compare-stats');
+    const add = (k, v, cls) => {
+      const dt = h('dt', null, k);
+      const dd = h('dd', cls || null, String(v));
+      dd.dataset.stat = k;
+      dl.append(dt, dd);
+    };
+    add('outputs', s.outputs);
+    add('distinct pairs', s.distinct);
+    add('duplicates', s.dup, s.dup ? 'jl-bad' : null);
+    add('missed pairs', s.missed, s.missed ? 'jl-bad' : null);
+    if (s.padded || stats.some((x) => x.padded)) add('null-padded', s.padded);
+    if (s.retract) add('retractions', s.retract, 'jl-bad');
+    add('late rows', s.late, s.late ? 'jl-bad' : null);
+    card.appendChild(dl);
+    cards.appendChild(card);
+  });
+  root.appendChild(cards);
+
+  // The pair matrix.
+  root.appendChild(h('p', 'jl-compare-legend', '✓ produced once · ×N produced N times (duplicates) · — not produced, though another join produced it'));
+  const tbl = h('table', 'jl-compare-pairs');
+  tbl.appendChild(h('caption', null, 'row pairs produced by each join'));
+  const hr = h('tr');
+  const names = runs[0].result.streams || [];
+  hr.appendChild(h('th', null, names[0] ? names[0].name : 'left'));
+  if (names.length > 1) hr.appendChild(h('th', null, names[1].name));
+  runs.forEach((run) => hr.appendChild(h('th', 'jl-compare-col', run.label || run.result.operator)));
+  tbl.appendChild(h('thead')).appendChild(hr);
+  const tb = h('tbody');
+  const cell = (r) => {
+    const td = h('td', 'jl-compare-row');
+    if (!r) {
+      td.textContent = 'null';
+      td.classList.add('jl-muted');
+      return td;
+    }
+    td.appendChild(h('span', 'jl-compare-line', `line ${r.line} `));
+    td.appendChild(document.createTextNode(valuesText(r.values)));
+    return td;
+  };
+  for (const p of list) {
+    const tr = h('tr');
+    const full = p.left && p.right;
+    tr.appendChild(cell(p.left));
+    if (names.length > 1) tr.appendChild(cell(p.right));
+    p.counts.forEach((c, ri) => {
+      const kinds = p.kinds[ri];
+      let t;
+      let cls = 'jl-compare-mark';
+      const changelog = kinds.some((k) => k !== '+I');
+      if (changelog) t = kinds.join(' ');
+      else if (c === 0) t = '—';
+      else if (c === 1) t = '✓';
+      else t = `×${c}`;
+      if (c === 0 && !changelog) cls += full ? ' jl-missed' : ' jl-absent';
+      else if (c > 1) cls += ' jl-dup';
+      else cls += ' jl-ok';
+      const td = h('td', cls, t);
+      td.dataset.count = String(c);
+      tr.appendChild(td);
+    });
+    tb.appendChild(tr);
+  }
+  if (!list.length) {
+    const tr = h('tr');
+    const td = h('td', 'jl-muted', 'no join produced any output');
+    td.colSpan = 2 + runs.length;
+    tr.appendChild(td);
+    tb.appendChild(tr);
+  }
+  tbl.appendChild(tb);
+  root.appendChild(tbl);
 }
