@@ -7,6 +7,7 @@
 //! [`result::RunResult`], the document the CLI prints and the page draws.
 
 pub mod error;
+pub mod export;
 pub mod javahash;
 pub mod javamap;
 pub mod operators;
@@ -22,6 +23,7 @@ pub mod trace;
 pub mod value;
 pub mod verdict;
 pub mod watermark;
+pub mod workload;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
@@ -45,11 +47,24 @@ pub fn run_plan(plan: &Plan, opts: &RunOptions) -> Result<RunOutput, Error> {
 }
 
 /// Runs a scenario: parse and validate it, simulate it, and build the result. With `trace`,
-/// the result also holds the rows, keys and the step-by-step trace.
+/// the result also holds the rows, keys, verdicts and the step-by-step trace (with a state
+/// snapshot of each touched subtask after each step).
 pub fn run(scenario: &Scenario, trace: bool) -> Result<RunResult, Error> {
+    run_with(scenario, &RunOptions { trace, snapshots: trace, stop_after: None })
+}
+
+/// Runs a scenario with explicit options.
+pub fn run_with(scenario: &Scenario, opts: &RunOptions) -> Result<RunResult, Error> {
     let plan = plan::build(scenario, Limits::default())?;
-    let out = run_plan(&plan, &RunOptions { trace })?;
-    Ok(RunResult::build(&plan, out, trace))
+    let out = run_plan(&plan, opts)?;
+    Ok(RunResult::build(&plan, out, opts.trace))
+}
+
+/// The state and pending timers of every operator subtask right after step `step`.
+pub fn state_at(scenario: &Scenario, step: usize) -> Result<Vec<trace::SubtaskState>, Error> {
+    let plan = plan::build(scenario, Limits::default())?;
+    let out = run_plan(&plan, &RunOptions { trace: false, snapshots: false, stop_after: Some(step) })?;
+    Ok(out.final_state)
 }
 
 /// Runs a scenario given as JSON text.

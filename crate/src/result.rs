@@ -120,10 +120,100 @@ pub struct SubtaskWatermark {
     pub watermark: Watermark,
 }
 
+/// The job's settings resolved to milliseconds, every field present (the scenario document
+/// leaves defaults out and may use human time forms).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Settings {
+    pub window: WindowSettings,
+    pub interval: IntervalSettings,
+    pub sql: SqlSettings,
+    pub allowed_lateness: i64,
+    /// Per stream.
+    pub watermarks: Vec<WatermarkSettings>,
+    pub final_watermark: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WindowSettings {
+    pub kind: crate::scenario::WindowKind,
+    pub size: i64,
+    pub slide: i64,
+    pub gap: i64,
+    pub offset: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct IntervalSettings {
+    pub lower: i64,
+    pub upper: i64,
+    pub lower_exclusive: bool,
+    pub upper_exclusive: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SqlSettings {
+    pub join: crate::scenario::JoinType,
+    pub lower: i64,
+    pub upper: i64,
+    pub lower_strict: bool,
+    pub upper_strict: bool,
+    pub time: crate::scenario::TimeKind,
+    pub min_cleanup: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WatermarkSettings {
+    pub strategy: Strategy,
+    pub delay: i64,
+    pub per_event: bool,
+    pub interval: i64,
+    pub idle_timeout: Option<i64>,
+}
+
+impl Settings {
+    fn of(plan: &Plan) -> Settings {
+        let job = &plan.scenario.job;
+        let w = &job.window;
+        Settings {
+            window: WindowSettings {
+                kind: w.kind,
+                size: w.size.0,
+                slide: w.slide.map(|s| s.0).unwrap_or(w.size.0),
+                gap: w.gap.map(|g| g.0).unwrap_or(0),
+                offset: w.offset.0,
+            },
+            interval: IntervalSettings {
+                lower: job.interval.lower.0,
+                upper: job.interval.upper.0,
+                lower_exclusive: job.interval.lower_exclusive,
+                upper_exclusive: job.interval.upper_exclusive,
+            },
+            sql: SqlSettings {
+                join: job.sql.join,
+                lower: job.sql.lower.0,
+                upper: job.sql.upper.0,
+                lower_strict: job.sql.lower_strict,
+                upper_strict: job.sql.upper_strict,
+                time: job.sql.time,
+                min_cleanup: job.sql.min_cleanup.0,
+            },
+            allowed_lateness: job.allowed_lateness.0,
+            watermarks: plan
+                .generators
+                .iter()
+                .map(|g| WatermarkSettings { strategy: g.strategy, delay: g.delay, per_event: g.per_event, interval: g.interval, idle_timeout: g.idle_timeout })
+                .collect(),
+            final_watermark: job.final_watermark,
+        }
+    }
+}
+
 /// The whole result of a run.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RunResult {
     pub operator: OperatorKind,
+    /// The settings in milliseconds.
+    pub settings: Settings,
     pub parallelism: u32,
     pub operator_parallelism: u32,
     pub max_parallelism: u32,
@@ -252,6 +342,7 @@ impl RunResult {
         let final_state = if out.state_empty { Vec::new() } else { out.final_state.into_iter().filter(|s| !s.entries.is_empty() || !s.timers.is_empty()).collect() };
         RunResult {
             operator: plan.operator,
+            settings: Settings::of(plan),
             parallelism: plan.assigner_parallelism,
             operator_parallelism: plan.operator_parallelism,
             max_parallelism: plan.max_parallelism,

@@ -20,8 +20,14 @@ use crate::watermark::{Assigner, Combined, Emission, Valve, ValveOutput};
 /// Options of a run.
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
-    /// Record the step-by-step trace (with state snapshots).
+    /// Record the step-by-step trace.
     pub trace: bool,
+    /// With the trace, also snapshot the state of every subtask a step touched, after it.
+    pub snapshots: bool,
+    /// Stop after this step and report the state of every subtask at that point (in
+    /// `RunOutput::final_state`): the page asks for the state at a step this way instead of
+    /// keeping a snapshot per step.
+    pub stop_after: Option<usize>,
 }
 
 /// What a run produced, before it is turned into the JSON result.
@@ -78,6 +84,9 @@ struct Sim<'p, O: Operator> {
     now: i64,
     union: bool,
     emissions: Vec<Emission>,
+    snapshots: bool,
+    stop_after: Option<usize>,
+    stopped: Option<Vec<SubtaskState>>,
 }
 
 /// Runs a plan with operator type `O`.
@@ -115,6 +124,9 @@ pub fn simulate<O: Operator>(plan: &Plan, opts: &RunOptions) -> Result<RunOutput
         now: plan.arrivals.first().map(|a| arrival_time(plan, a)).unwrap_or(0),
         union,
         emissions: Vec::new(),
+        snapshots: opts.snapshots,
+        stop_after: opts.stop_after,
+        stopped: None,
     };
     for a in &plan.arrivals {
         let t = arrival_time(plan, a);
@@ -137,13 +149,21 @@ pub fn simulate<O: Operator>(plan: &Plan, opts: &RunOptions) -> Result<RunOutput
         if sim.sink.overflow {
             return Err(Error::Limit { message: format!("the run produced more than {} results; make the input or the windows smaller", plan.limits.max_outputs) });
         }
+        if sim.stopped.is_some() {
+            break;
+        }
     }
-    sim.end_of_input();
+    if sim.stopped.is_none() {
+        sim.end_of_input();
+    }
     if sim.sink.overflow {
         return Err(Error::Limit { message: format!("the run produced more than {} results; make the input or the windows smaller", plan.limits.max_outputs) });
     }
     let watermarks = sim.subs.iter().map(|s| s.watermark).collect();
-    let final_state = (0..sim.subs.len()).map(|j| sim.snapshot(j)).collect();
+    let final_state = match sim.stopped.take() {
+        Some(state) => state,
+        None => (0..sim.subs.len()).map(|j| sim.snapshot(j)).collect(),
+    };
     let state_empty = sim.subs.iter().all(|s| s.op.is_empty() && s.timers.is_empty() && s.ptimers.is_empty());
     let assigner_watermarks = sim.assigners.iter().map(|v| v.iter().map(|s| s.a.last_emitted).collect()).collect();
     Ok(RunOutput { sink: sim.sink, steps: sim.steps, step_count: sim.step_count, watermarks, final_state, state_empty, assigner_watermarks })
@@ -172,7 +192,7 @@ impl<O: Operator> Sim<'_, O> {
         for j in 0..self.subs.len() {
             if self.subs[j].touched {
                 self.subs[j].touched = false;
-                if tracing {
+                if tracing && self.snapshots {
                     state.push(self.snapshot(j));
                 }
             }
@@ -180,6 +200,9 @@ impl<O: Operator> Sim<'_, O> {
         if let Some(step) = self.steps.last_mut() {
             step.events = events;
             step.state = state;
+        }
+        if self.stopped.is_none() && self.stop_after == Some(self.step_count - 1) {
+            self.stopped = Some((0..self.subs.len()).map(|j| self.snapshot(j)).collect());
         }
     }
 
@@ -564,7 +587,7 @@ mod tests {
 
     /// (row line, step, watermark at firing) for each firing.
     fn firings(p: &Plan) -> Vec<(u32, usize, i64)> {
-        let out = simulate::<Probe>(p, &RunOptions { trace: true }).unwrap();
+        let out = simulate::<Probe>(p, &RunOptions { trace: true, ..RunOptions::default() }).unwrap();
         out.sink.outputs.iter().map(|o| (p.row(o.left.unwrap()).line, o.step, o.timestamp.unwrap())).collect()
     }
 
@@ -580,7 +603,7 @@ mod tests {
         assert!(f.iter().all(|(_, _, w)| *w == i64::MAX), "{f:?}");
         let p = plan(r#"{"job":{"operator":"window_aggregate","parallelism":2,"watermark":{"delay":"2s"}},
             "streams":[{"name":"a","columns":["k","ts"],"key":"k","time":"ts","rows":"x, 199000\nx, 203000\nx, 203000\nx, 210000"}]}"#);
-        let out = simulate::<Probe>(&p, &RunOptions { trace: true }).unwrap();
+        let out = simulate::<Probe>(&p, &RunOptions { trace: true, ..RunOptions::default() }).unwrap();
         let wms: Vec<(usize, Watermark)> = out
             .steps
             .iter()
@@ -636,7 +659,7 @@ mod tests {
     fn periodic_emission_happens_at_multiples_of_the_interval() {
         let p = plan(r#"{"job":{"operator":"window_aggregate","watermark":{"per_event":false,"interval":200}},
             "streams":[{"name":"a","columns":["k","ts"],"key":"k","time":"ts","rows":"x, 100\nx, 150\nx, 450"}]}"#);
-        let out = simulate::<Probe>(&p, &RunOptions { trace: true }).unwrap();
+        let out = simulate::<Probe>(&p, &RunOptions { trace: true, ..RunOptions::default() }).unwrap();
         let periodic: Vec<i64> = out
             .steps
             .iter()

@@ -38,6 +38,10 @@ impl fmt::Display for Watermark {
             write!(f, "−∞")
         } else if self.is_max() {
             write!(f, "+∞")
+        } else if self.0 > i64::MAX - MAX_TYPED_MS {
+            write!(f, "+∞ − {}", i64::MAX - self.0)
+        } else if self.0 < i64::MIN + MAX_TYPED_MS {
+            write!(f, "−∞ + {}", self.0 - i64::MIN)
         } else {
             write!(f, "{}", self.0)
         }
@@ -51,15 +55,22 @@ impl fmt::Display for Timestamp {
 }
 
 /// Watermarks serialise as JSON numbers, except the two infinities, which are the strings
-/// `"-inf"` and `"+inf"` (their values are not exact in JavaScript).
+/// `"-inf"` and `"+inf"`, and values within 2^53 of them, `"+inf-600000"` / `"-inf+5"` (e.g.
+/// the SQL interval join's delayed output watermark `Long.MAX_VALUE − delay`): none of those
+/// are exact as JavaScript numbers.
 impl Serialize for Watermark {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let v = self.0;
         if self.is_min() {
             s.serialize_str("-inf")
         } else if self.is_max() {
             s.serialize_str("+inf")
+        } else if v > i64::MAX - MAX_TYPED_MS {
+            s.serialize_str(&format!("+inf-{}", i64::MAX - v))
+        } else if v < i64::MIN + MAX_TYPED_MS {
+            s.serialize_str(&format!("-inf+{}", v - i64::MIN))
         } else {
-            s.serialize_i64(self.0)
+            s.serialize_i64(v)
         }
     }
 }
@@ -76,6 +87,8 @@ impl<'de> Deserialize<'de> for Watermark {
             Raw::N(n) => Ok(Watermark(n)),
             Raw::S(s) if s == "-inf" => Ok(Watermark::MIN),
             Raw::S(s) if s == "+inf" => Ok(Watermark::MAX),
+            Raw::S(s) if s.starts_with("+inf-") => s[5..].parse::<i64>().map(|d| Watermark(i64::MAX - d)).map_err(serde::de::Error::custom),
+            Raw::S(s) if s.starts_with("-inf+") => s[5..].parse::<i64>().map(|d| Watermark(i64::MIN + d)).map_err(serde::de::Error::custom),
             Raw::S(s) => Err(serde::de::Error::custom(format!("bad watermark {s:?}"))),
         }
     }
@@ -365,5 +378,9 @@ mod tests {
         assert_eq!(serde_json::to_string(&Watermark(7)).unwrap(), "7");
         let w: Watermark = serde_json::from_str("\"+inf\"").unwrap();
         assert_eq!(w, Watermark::MAX);
+        let near = Watermark(i64::MAX - 600_000);
+        assert_eq!(serde_json::to_string(&near).unwrap(), "\"+inf-600000\"");
+        assert_eq!(serde_json::from_str::<Watermark>("\"+inf-600000\"").unwrap(), near);
+        assert_eq!(near.to_string(), "+∞ − 600000");
     }
 }

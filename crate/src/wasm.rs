@@ -37,6 +37,26 @@ pub fn run(scenario_json: &str, trace: bool) -> JsValue {
     }
 }
 
+/// Runs a scenario with the trace but, unless `snapshots`, without a state snapshot per step
+/// (ask for the state at a step with [`state_at`] instead: the trace stays small).
+#[wasm_bindgen]
+pub fn run_traced(scenario_json: &str, snapshots: bool) -> JsValue {
+    let opts = crate::sim::RunOptions { trace: true, snapshots, stop_after: None };
+    match Scenario::from_json(scenario_json).and_then(|sc| crate::run_with(&sc, &opts)) {
+        Ok(r) => to_js(&r),
+        Err(e) => error(&e),
+    }
+}
+
+/// The state and pending timers of every operator subtask right after step `step`.
+#[wasm_bindgen]
+pub fn state_at(scenario_json: &str, step: usize) -> JsValue {
+    match Scenario::from_json(scenario_json).and_then(|sc| crate::state_at(&sc, step)) {
+        Ok(s) => to_js(&s),
+        Err(e) => error(&e),
+    }
+}
+
 /// Runs a scenario and returns the result as JSON text (faster for very large results).
 #[wasm_bindgen]
 pub fn run_to_json(scenario_json: &str, trace: bool) -> String {
