@@ -76,10 +76,41 @@ fn side_name(side: Side) -> &'static str {
     }
 }
 
+/// The `List<BufferEntry>` of one timestamp, in arrival order; one row is kept inline (the
+/// common case), so buffering a row usually allocates nothing besides the map node.
+#[derive(Clone, Debug)]
+enum Rows {
+    One(RowId),
+    Many(Vec<RowId>),
+}
+
+impl Default for Rows {
+    fn default() -> Self {
+        Rows::Many(Vec::new())
+    }
+}
+
+impl Rows {
+    fn push(&mut self, row: RowId) {
+        match self {
+            Rows::Many(v) if v.is_empty() => *self = Rows::One(row),
+            Rows::One(a) => *self = Rows::Many(vec![*a, row]),
+            Rows::Many(v) => v.push(row),
+        }
+    }
+
+    fn as_slice(&self) -> &[RowId] {
+        match self {
+            Rows::One(a) => std::slice::from_ref(a),
+            Rows::Many(v) => v,
+        }
+    }
+}
+
 /// One side's `MapState<Long, List<BufferEntry>>` of one key.
 #[derive(Default)]
 struct Buffer {
-    map: JavaHashMap<i64, Vec<RowId>>,
+    map: JavaHashMap<i64, Rows>,
     /// The map's timestamps, in order; kept once the map has grown past [`INDEX_MIN`].
     index: Option<BTreeSet<i64>>,
 }
@@ -92,20 +123,22 @@ impl Buffer {
     /// `addToBuffer`: `get` + append + `put`.
     fn add(&mut self, ts: i64, row: RowId) {
         let before = self.map.len();
-        self.map.get_or_insert_with(ts, Vec::new).push(row);
+        self.map.get_or_insert_with(ts, Rows::default).push(row);
         if self.map.len() != before {
             match &mut self.index {
                 Some(ix) => {
                     ix.insert(ts);
                 }
-                None if self.map.len() > INDEX_MIN => self.index = Some(self.map.keys().copied().collect()),
+                None if self.map.len() > INDEX_MIN => {
+                    self.index = Some(self.map.keys().copied().collect())
+                }
                 None => {}
             }
         }
     }
 
     /// `MapState.remove(ts)`; an emptied map is dropped (`HeapMapState.remove` → `clear()`).
-    fn remove(&mut self, ts: i64) -> Option<Vec<RowId>> {
+    fn remove(&mut self, ts: i64) -> Option<Rows> {
         let rows = self.map.remove(&ts)?;
         if self.map.is_empty() {
             *self = Buffer::default();
@@ -115,31 +148,54 @@ impl Buffer {
         Some(rows)
     }
 
-    /// Fills `out` with the timestamps `t` of this buffer with `lo <= t <= hi`, in the map's
-    /// iteration order (the order `entries()` visits them).
-    fn matching(&self, lo: i64, hi: i64, out: &mut Vec<i64>) {
-        out.clear();
+    /// Calls `f(t, rows)` for every timestamp `t` of this buffer with `lo <= t <= hi`, in the
+    /// map's iteration order (the order `entries()` visits them). `scratch` is reused.
+    fn for_each_match(
+        &self,
+        lo: i64,
+        hi: i64,
+        scratch: &mut Vec<i64>,
+        mut f: impl FnMut(i64, &[RowId]),
+    ) {
         if lo > hi || self.map.is_empty() {
             return;
         }
         if let Some(ix) = &self.index {
-            out.extend(ix.range(lo..=hi).copied());
-            if out.len() < 2 {
-                return;
-            }
-            let mask = self.map.capacity() - 1;
-            let bucket = |t: i64| {
-                let h = long_hash(t);
-                // `HashMap.hash`: h ^ (h >>> 16), then the table index.
-                ((h ^ ((h as u32) >> 16) as i32) as u32 as usize) & mask
+            scratch.clear();
+            scratch.extend(ix.range(lo..=hi).copied());
+            let in_order = scratch.len() < 2 || {
+                let mask = self.map.capacity() - 1;
+                let bucket = |t: i64| {
+                    let h = long_hash(t);
+                    // `HashMap.hash`: h ^ (h >>> 16), then the table index.
+                    ((h ^ ((h as u32) >> 16) as i32) as u32 as usize) & mask
+                };
+                scratch.sort_unstable_by_key(|&t| bucket(t));
+                scratch.windows(2).all(|w| bucket(w[0]) != bucket(w[1]))
             };
-            out.sort_unstable_by_key(|&t| bucket(t));
-            if out.windows(2).all(|w| bucket(w[0]) != bucket(w[1])) {
+            if in_order {
+                for &t in scratch.iter() {
+                    if let Some(rows) = self.map.get(&t) {
+                        f(t, rows.as_slice());
+                    }
+                }
                 return;
             }
-            out.clear();
         }
-        out.extend(self.map.keys().copied().filter(|&t| lo <= t && t <= hi));
+        // Flink's loop: every bucket, in iteration order.
+        for (&t, rows) in &self.map {
+            if lo <= t && t <= hi {
+                f(t, rows.as_slice());
+            }
+        }
+    }
+
+    /// The matching timestamps in emission order (tests).
+    #[cfg(test)]
+    fn matching(&self, lo: i64, hi: i64) -> Vec<i64> {
+        let mut out = Vec::new();
+        self.for_each_match(lo, hi, &mut Vec::new(), |t, _| out.push(t));
+        out
     }
 }
 
@@ -192,8 +248,16 @@ impl Operator for IntervalJoin {
     fn new(plan: &Plan, _subtask: SubtaskIndex) -> Self {
         let job = &plan.scenario.job;
         let iv = &job.interval;
-        let lower = if iv.lower_exclusive { iv.lower.0.wrapping_add(1) } else { iv.lower.0 };
-        let upper = if iv.upper_exclusive { iv.upper.0.wrapping_sub(1) } else { iv.upper.0 };
+        let lower = if iv.lower_exclusive {
+            iv.lower.0.wrapping_add(1)
+        } else {
+            iv.lower.0
+        };
+        let upper = if iv.upper_exclusive {
+            iv.upper.0.wrapping_sub(1)
+        } else {
+            iv.upper.0
+        };
         IntervalJoin {
             lower,
             upper,
@@ -227,21 +291,30 @@ impl Operator for IntervalJoin {
         cx.buffered(row, || format!("{} buffer, ts {ts}", side_name(side)));
 
         let other = &state.sides[side.other().index()];
-        let mut matches = std::mem::take(&mut self.scratch);
-        other.matching(ts.wrapping_add(rel_lower), ts.wrapping_add(rel_upper), &mut matches);
-        for &t in &matches {
-            let Some(rows) = other.map.get(&t) else { continue };
-            let result_ts = ts.max(t);
-            for &o in rows {
-                match side {
-                    Side::Left => cx.emit(Some(row), Some(o), Some(result_ts), RowKind::Insert, None),
-                    Side::Right => cx.emit(Some(o), Some(row), Some(result_ts), RowKind::Insert, None),
+        let mut scratch = std::mem::take(&mut self.scratch);
+        other.for_each_match(
+            ts.wrapping_add(rel_lower),
+            ts.wrapping_add(rel_upper),
+            &mut scratch,
+            |t, rows| {
+                let result_ts = Some(ts.max(t));
+                for &o in rows {
+                    match side {
+                        Side::Left => cx.emit(Some(row), Some(o), result_ts, RowKind::Insert, None),
+                        Side::Right => {
+                            cx.emit(Some(o), Some(row), result_ts, RowKind::Insert, None)
+                        }
+                    }
                 }
-            }
-        }
-        self.scratch = matches;
+            },
+        );
+        self.scratch = scratch;
 
-        let cleanup = if rel_upper > 0 { ts.wrapping_add(rel_upper) } else { ts };
+        let cleanup = if rel_upper > 0 {
+            ts.wrapping_add(rel_upper)
+        } else {
+            ts
+        };
         cx.register_event_timer(key, cleanup, Cleanup { side, ts });
     }
 
@@ -255,9 +328,14 @@ impl Operator for IntervalJoin {
             Side::Right => t,
         };
         debug_assert_eq!(ts, timer.namespace.ts);
-        let Some(state) = self.keys.get_mut(&timer.key) else { return };
+        let Some(state) = self.keys.get_mut(&timer.key) else {
+            return;
+        };
         if let Some(rows) = state.sides[side.index()].remove(ts) {
-            cx.cleared(|| rows, || format!("{} buffer, ts {ts}", side_name(side)));
+            cx.cleared(
+                || rows.as_slice().to_vec(),
+                || format!("{} buffer, ts {ts}", side_name(side)),
+            );
         }
         if state.sides.iter().all(Buffer::is_empty) {
             self.keys.remove(&timer.key);
@@ -278,7 +356,12 @@ impl Operator for IntervalJoin {
             let st = &self.keys[key];
             for side in [Side::Left, Side::Right] {
                 for (ts, rows) in &st.sides[side.index()].map {
-                    out.push(StateEntry { key: *key, side: Some(side), scope: format!("ts {ts}"), rows: rows.clone() });
+                    out.push(StateEntry {
+                        key: *key,
+                        side: Some(side),
+                        scope: format!("ts {ts}"),
+                        rows: rows.as_slice().to_vec(),
+                    });
                 }
             }
         }
@@ -301,7 +384,16 @@ mod tests {
 
     /// (left line, right line, timestamp) of each output, in emission order.
     fn pairs(r: &RunResult) -> Vec<(u32, u32, i64)> {
-        r.outputs.iter().map(|o: &Output| (o.left.as_ref().unwrap().line, o.right.as_ref().unwrap().line, o.timestamp.unwrap())).collect()
+        r.outputs
+            .iter()
+            .map(|o: &Output| {
+                (
+                    o.left.as_ref().unwrap().line,
+                    o.right.as_ref().unwrap().line,
+                    o.timestamp.unwrap(),
+                )
+            })
+            .collect()
     }
 
     fn scenario(job: &str, left: &str, right: &str) -> String {
@@ -333,7 +425,10 @@ mod tests {
         assert_eq!(r.late[0].row.line, 3);
         assert_eq!(r.late[0].watermark, crate::time::Watermark(8));
         assert_eq!(r.late[0].side_output.as_deref(), Some("late-emp"));
-        let side: Vec<(u32, Option<i64>)> = r.side_outputs["late-emp"].iter().map(|s| (s.row.line, s.timestamp)).collect();
+        let side: Vec<(u32, Option<i64>)> = r.side_outputs["late-emp"]
+            .iter()
+            .map(|s| (s.row.line, s.timestamp))
+            .collect();
         assert_eq!(side, [(3, Some(7))]);
         assert!(r.state_empty);
     }
@@ -355,7 +450,17 @@ mod tests {
         // arrives, and 7 < 7 is false — it still joins.
         let right2 = r"10, baigong, 9 | a=2 s=0\n10, baigong, 9 | a=2 s=1";
         let r = run(&scenario(job, left, right2));
-        assert_eq!(pairs(&r), [(1, 1, 9), (1, 2, 9), (2, 1, 9), (2, 2, 9), (3, 1, 9), (3, 2, 9)]);
+        assert_eq!(
+            pairs(&r),
+            [
+                (1, 1, 9),
+                (1, 2, 9),
+                (2, 1, 9),
+                (2, 2, 9),
+                (3, 1, 9),
+                (3, 2, 9)
+            ]
+        );
         assert!(r.late.is_empty());
         // Once emp's subtask 1 has seen ts 9 too, the watermark is 8 and emp 7 is late again.
         let left3 = r"100, zhangsan, 10, 9 | a=1 s=0\n103, zhaoliu, 10, 9 | a=1 s=1\n101, lisi, 10, 8 | a=3 s=1\n102, wangwu, 10, 7 | a=4 s=0";
@@ -364,6 +469,50 @@ mod tests {
         assert_eq!(r.late.len(), 1);
         assert_eq!(r.late[0].row.line, 4);
         assert_eq!(r.late[0].watermark, crate::time::Watermark(8));
+    }
+
+    /// The gallery scenarios say what they show.
+    #[test]
+    fn gallery_scenarios() {
+        let r = run(include_str!("../../../scenarios/interval-emp-dept-p1.json"));
+        assert_eq!(pairs(&r), [(1, 1, 9), (2, 1, 9)]);
+        assert_eq!(r.late.iter().map(|l| l.row.line).collect::<Vec<_>>(), [3]);
+        let r = run(include_str!("../../../scenarios/interval-emp-dept-p2.json"));
+        assert_eq!(pairs(&r), [(1, 1, 9), (2, 1, 9), (3, 1, 9)]);
+        assert!(r.late.is_empty());
+        let r = run(include_str!(
+            "../../../scenarios/interval-exclusive-bounds.json"
+        ));
+        let got: Vec<(u32, u32)> = r
+            .outputs
+            .iter()
+            .map(|o| {
+                (
+                    o.left.as_ref().unwrap().line,
+                    o.right.as_ref().unwrap().line,
+                )
+            })
+            .collect();
+        assert_eq!(got, [(1, 2), (1, 3), (2, 6)]);
+        let r = run(include_str!(
+            "../../../scenarios/interval-cleanup-edge.json"
+        ));
+        assert_eq!(pairs(&r), [(2, 1, 15000), (3, 2, 15001)]);
+        assert_eq!(
+            r.late
+                .iter()
+                .map(|l| (l.stream.as_str(), l.row.line))
+                .collect::<Vec<_>>(),
+            [("buys", 4)]
+        );
+        let r = run(include_str!(
+            "../../../scenarios/interval-key-on-other-subtask.json"
+        ));
+        assert_eq!(r.outputs.len(), 4);
+        assert!(r.late.is_empty());
+        assert!(!r.state_empty);
+        let subtasks: Vec<u32> = r.outputs.iter().map(|o| o.subtask.0).collect();
+        assert_eq!(subtasks, [1, 0, 1, 1]);
     }
 
     #[test]
@@ -377,10 +526,24 @@ mod tests {
                 "interval": {{"lower": "-5ms", "upper": "5ms", "lower_exclusive": {lx}, "upper_exclusive": {ux}}}}}"#
             )
         };
-        let lines = |r: &RunResult| r.outputs.iter().map(|o| o.right.as_ref().unwrap().line).collect::<Vec<_>>();
-        assert_eq!(lines(&run(&scenario(&base(false, false), left, right))), [1, 2, 3]);
-        assert_eq!(lines(&run(&scenario(&base(true, false), left, right))), [2, 3]);
-        assert_eq!(lines(&run(&scenario(&base(false, true), left, right))), [1, 2]);
+        let lines = |r: &RunResult| {
+            r.outputs
+                .iter()
+                .map(|o| o.right.as_ref().unwrap().line)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            lines(&run(&scenario(&base(false, false), left, right))),
+            [1, 2, 3]
+        );
+        assert_eq!(
+            lines(&run(&scenario(&base(true, false), left, right))),
+            [2, 3]
+        );
+        assert_eq!(
+            lines(&run(&scenario(&base(false, true), left, right))),
+            [1, 2]
+        );
         assert_eq!(lines(&run(&scenario(&base(true, true), left, right))), [2]);
     }
 
@@ -397,7 +560,11 @@ mod tests {
         // (3, c, 30 @10) with (30 @15); (b @16) with (b @16); nothing for key 10.
         assert_eq!(pairs(&r), [(2, 1, 15), (3, 2, 16)]);
         // dept 10 @ 15 is not late; dept 10 @ 14 is (14 < 15).
-        let late: Vec<(String, u32)> = r.late.iter().map(|l| (l.stream.clone(), l.row.line)).collect();
+        let late: Vec<(String, u32)> = r
+            .late
+            .iter()
+            .map(|l| (l.stream.clone(), l.row.line))
+            .collect();
         assert_eq!(late, [("dept".to_string(), 4)]);
         assert_eq!(r.side_outputs["late-dept"].len(), 1);
         assert!(r.state_empty);
@@ -451,9 +618,13 @@ mod tests {
                 let a = (next() % (spread as u64 + 10)) as i64 - spread / 3;
                 let w = (next() % (spread as u64 / 2 + 2)) as i64;
                 let (lo, hi) = (a, a + w);
-                let mut got = Vec::new();
-                b.matching(lo, hi, &mut got);
-                let want: Vec<i64> = b.map.keys().copied().filter(|&t| lo <= t && t <= hi).collect();
+                let got = b.matching(lo, hi);
+                let want: Vec<i64> = b
+                    .map
+                    .keys()
+                    .copied()
+                    .filter(|&t| lo <= t && t <= hi)
+                    .collect();
                 assert_eq!(got, want, "round {round} range {lo}..={hi}");
             }
             if let Some(ix) = &b.index {
@@ -504,10 +675,32 @@ mod tests {
         let trace = r.trace.as_ref().unwrap();
         // After emp 8 (step 2): left buffer ts 9 and ts 8, right ts 9.
         let st = &trace[2].state[0];
-        let scopes: Vec<(Option<Side>, &str)> = st.entries.iter().map(|e| (e.side, e.scope.as_str())).collect();
-        assert_eq!(scopes, [(Some(Side::Left), "ts 8"), (Some(Side::Left), "ts 9"), (Some(Side::Right), "ts 9")]);
-        let mut timers: Vec<(i64, &str)> = st.timers.iter().map(|t| (t.timestamp, t.what.as_str())).collect();
+        let scopes: Vec<(Option<Side>, &str)> = st
+            .entries
+            .iter()
+            .map(|e| (e.side, e.scope.as_str()))
+            .collect();
+        assert_eq!(
+            scopes,
+            [
+                (Some(Side::Left), "ts 8"),
+                (Some(Side::Left), "ts 9"),
+                (Some(Side::Right), "ts 9")
+            ]
+        );
+        let mut timers: Vec<(i64, &str)> = st
+            .timers
+            .iter()
+            .map(|t| (t.timestamp, t.what.as_str()))
+            .collect();
         timers.sort();
-        assert_eq!(timers, [(13, "cleanup left ts 8"), (14, "cleanup left ts 9"), (14, "cleanup right ts 9")]);
+        assert_eq!(
+            timers,
+            [
+                (13, "cleanup left ts 8"),
+                (14, "cleanup left ts 9"),
+                (14, "cleanup right ts 9")
+            ]
+        );
     }
 }

@@ -66,7 +66,11 @@ pub struct Split {
 impl Split {
     /// The target of a row whose split column reads `text`.
     fn route(&self, text: &str) -> Option<&Target> {
-        self.routes.iter().find(|(v, _)| v == text).map(|(_, t)| t).or(self.otherwise.as_ref())
+        self.routes
+            .iter()
+            .find(|(v, _)| v == text)
+            .map(|(_, t)| t)
+            .or(self.otherwise.as_ref())
     }
 }
 
@@ -75,10 +79,17 @@ impl Operator for Split {
 
     fn new(plan: &Plan, _subtask: SubtaskIndex) -> Self {
         let spec = &plan.scenario.job.split;
-        let column = plan.schemas.first().and_then(|s| s.columns.iter().position(|c| c.name == spec.column.trim()));
+        let column = plan
+            .schemas
+            .first()
+            .and_then(|s| s.columns.iter().position(|c| c.name == spec.column.trim()));
         Split {
             column,
-            routes: spec.routes.iter().map(|r| (r.value.clone(), Target::parse(&r.to))).collect(),
+            routes: spec
+                .routes
+                .iter()
+                .map(|r| (r.value.clone(), Target::parse(&r.to)))
+                .collect(),
             otherwise: spec.otherwise.as_deref().map(Target::parse),
             text: String::new(),
         }
@@ -159,9 +170,16 @@ mod tests {
     #[test]
     fn seed_004_routes_by_name() {
         let r = run(SEED_004);
-        let main: Vec<(u32, Option<i64>)> = r.outputs.iter().map(|o| (o.left.as_ref().unwrap().line, o.timestamp)).collect();
+        let main: Vec<(u32, Option<i64>)> = r
+            .outputs
+            .iter()
+            .map(|o| (o.left.as_ref().unwrap().line, o.timestamp))
+            .collect();
         assert_eq!(main, [(1, Some(1000)), (5, Some(5000))]);
-        assert!(r.outputs.iter().all(|o| o.right.is_none() && o.kind == RowKind::Insert && o.window.is_none()));
+        assert!(r
+            .outputs
+            .iter()
+            .all(|o| o.right.is_none() && o.kind == RowKind::Insert && o.window.is_none()));
         assert_eq!(r.side_outputs.len(), 2);
         assert_eq!(lines(&r.side_outputs["test"]), [2, 6]);
         assert_eq!(lines(&r.side_outputs["test1"]), [3]);
@@ -171,6 +189,20 @@ mod tests {
         // "storm" matched nothing and there is no `otherwise`: dropped, not late.
         assert!(r.late.is_empty());
         assert!(r.state_empty);
+    }
+
+    #[test]
+    fn gallery_scenario() {
+        let r = run(include_str!("../../../scenarios/split-side-outputs.json"));
+        let main: Vec<u32> = r
+            .outputs
+            .iter()
+            .map(|o| o.left.as_ref().unwrap().line)
+            .collect();
+        assert_eq!(main, [1, 5]);
+        assert_eq!(lines(&r.side_outputs["test"]), [2, 6]);
+        assert_eq!(lines(&r.side_outputs["test1"]), [3, 8]);
+        assert_eq!(r.side_outputs.len(), 2);
     }
 
     #[test]
@@ -231,7 +263,11 @@ mod tests {
         let r = run(json);
         assert_eq!(lines(&r.side_outputs["a"]), [1]);
         assert!(!r.side_outputs.contains_key("b"));
-        let main: Vec<u32> = r.outputs.iter().map(|o| o.left.as_ref().unwrap().line).collect();
+        let main: Vec<u32> = r
+            .outputs
+            .iter()
+            .map(|o| o.left.as_ref().unwrap().line)
+            .collect();
         assert_eq!(main, [2, 3]);
     }
 }
