@@ -214,7 +214,7 @@ impl<O: Operator> Sim<'_, O> {
             .map(|t| TimerView { key: t.key, timestamp: t.timestamp, what: O::describe_timer(&t.namespace), processing: false })
             .chain(s.ptimers.iter().map(|t| TimerView { key: t.key, timestamp: t.timestamp, what: O::describe_timer(&t.namespace), processing: true }))
             .collect();
-        timers.sort_by(|a, b| (a.processing, a.timestamp, a.key).cmp(&(b.processing, b.timestamp, b.key)));
+        timers.sort_by_key(|t| (t.processing, t.timestamp, t.key));
         SubtaskState { subtask: SubtaskIndex(j as u32), watermark: s.watermark, entries: s.op.state(), timers }
     }
 
@@ -295,6 +295,7 @@ impl<O: Operator> Sim<'_, O> {
         }
         let pa = self.plan.assigner_parallelism as usize;
         let tracing = self.sink.tracing;
+        #[allow(clippy::needless_range_loop)] // `self` is borrowed mutably inside the loop
         for j in 0..self.subs.len() {
             for e in em {
                 let mut advances = Vec::new();
