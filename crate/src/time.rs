@@ -87,8 +87,14 @@ impl<'de> Deserialize<'de> for Watermark {
             Raw::N(n) => Ok(Watermark(n)),
             Raw::S(s) if s == "-inf" => Ok(Watermark::MIN),
             Raw::S(s) if s == "+inf" => Ok(Watermark::MAX),
-            Raw::S(s) if s.starts_with("+inf-") => s[5..].parse::<i64>().map(|d| Watermark(i64::MAX - d)).map_err(serde::de::Error::custom),
-            Raw::S(s) if s.starts_with("-inf+") => s[5..].parse::<i64>().map(|d| Watermark(i64::MIN + d)).map_err(serde::de::Error::custom),
+            Raw::S(s) if s.starts_with("+inf-") => s[5..]
+                .parse::<i64>()
+                .map(|d| Watermark(i64::MAX - d))
+                .map_err(serde::de::Error::custom),
+            Raw::S(s) if s.starts_with("-inf+") => s[5..]
+                .parse::<i64>()
+                .map(|d| Watermark(i64::MIN + d))
+                .map_err(serde::de::Error::custom),
             Raw::S(s) => Err(serde::de::Error::custom(format!("bad watermark {s:?}"))),
         }
     }
@@ -107,23 +113,41 @@ impl Serialize for Millis {
 
 impl<'de> Deserialize<'de> for Millis {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            N(i64),
-            F(f64),
-            S(String),
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Millis;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(
+                    f,
+                    "a time: milliseconds, or text such as \"5s\", \"-10m\", \"00:01:03\""
+                )
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Millis, E> {
+                if v.abs() > MAX_TYPED_MS {
+                    return Err(E::custom(format!("{v} ms is out of range (at most ±2^53)")));
+                }
+                Ok(Millis(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Millis, E> {
+                if v > MAX_TYPED_MS as u64 {
+                    return Err(E::custom(format!("{v} ms is out of range (at most ±2^53)")));
+                }
+                Ok(Millis(v as i64))
+            }
+            fn visit_f64<E: serde::de::Error>(self, f: f64) -> Result<Millis, E> {
+                if f.fract() == 0.0 && f.abs() <= MAX_TYPED_MS as f64 {
+                    Ok(Millis(f as i64))
+                } else {
+                    Err(E::custom(format!(
+                        "{f} is not a whole number of milliseconds"
+                    )))
+                }
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Millis, E> {
+                parse_duration(s).map(Millis).map_err(E::custom)
+            }
         }
-        let v = match Raw::deserialize(d)? {
-            Raw::N(n) => n,
-            Raw::F(f) if f.fract() == 0.0 && f.abs() <= MAX_TYPED_MS as f64 => f as i64,
-            Raw::F(f) => return Err(serde::de::Error::custom(format!("{f} is not whole milliseconds"))),
-            Raw::S(s) => parse_duration(&s).map_err(serde::de::Error::custom)?,
-        };
-        if v.abs() > MAX_TYPED_MS {
-            return Err(serde::de::Error::custom(format!("{v} ms is out of range (±2^53)")));
-        }
-        Ok(Millis(v))
+        d.deserialize_any(V)
     }
 }
 
@@ -184,7 +208,11 @@ fn parse_unit_terms(body: &str) -> Result<i64, String> {
             "m" | "min" | "mins" | "minute" | "minutes" => 60_000,
             "h" | "hr" | "hour" | "hours" => 3_600_000,
             "d" | "day" | "days" => 86_400_000,
-            other => return Err(format!("unknown time unit {other:?} (use ms, s, m, h or d)")),
+            other => {
+                return Err(format!(
+                    "unknown time unit {other:?} (use ms, s, m, h or d)"
+                ))
+            }
         };
         let ms = if num.contains('.') {
             let f: f64 = num.parse().map_err(|_| format!("bad number {num:?}"))?;
@@ -197,10 +225,15 @@ fn parse_unit_terms(body: &str) -> Result<i64, String> {
             }
             v as i64
         } else {
-            let n: i64 = num.parse().map_err(|_| format!("number {num:?} is out of range"))?;
-            n.checked_mul(scale).ok_or_else(|| format!("{body:?} is out of range"))?
+            let n: i64 = num
+                .parse()
+                .map_err(|_| format!("number {num:?} is out of range"))?;
+            n.checked_mul(scale)
+                .ok_or_else(|| format!("{body:?} is out of range"))?
         };
-        total = total.checked_add(ms).ok_or_else(|| format!("{body:?} is out of range"))?;
+        total = total
+            .checked_add(ms)
+            .ok_or_else(|| format!("{body:?} is out of range"))?;
         terms += 1;
         if unit.is_empty() && terms > 1 {
             return Err(format!("a number without a unit in {body:?}"));
@@ -267,7 +300,10 @@ fn parse_datetime(t: &str) -> Result<i64, String> {
         None => (t, None),
     };
     let d: Vec<&str> = date.split('-').collect();
-    if d.len() != 3 || d.iter().any(|p| p.is_empty() || !p.bytes().all(|c| c.is_ascii_digit())) {
+    if d.len() != 3
+        || d.iter()
+            .any(|p| p.is_empty() || !p.bytes().all(|c| c.is_ascii_digit()))
+    {
         return Err(format!("{t:?} is not a date YYYY-MM-DD"));
     }
     let (y, mo, da): (i64, i64, i64) = (
@@ -329,7 +365,12 @@ pub fn format_datetime(ms: i64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
-    let (h, mi, s, milli) = (tod / 3_600_000, tod / 60_000 % 60, tod / 1000 % 60, tod % 1000);
+    let (h, mi, s, milli) = (
+        tod / 3_600_000,
+        tod / 60_000 % 60,
+        tod / 1000 % 60,
+        tod % 1000,
+    );
     if milli == 0 {
         format!("{y:04}-{m:02}-{d:02} {h:02}:{mi:02}:{s:02}")
     } else {
@@ -363,8 +404,14 @@ mod tests {
     #[test]
     fn datetimes() {
         assert_eq!(parse_timestamp("1970-01-01 00:00:00"), Ok(0));
-        assert_eq!(parse_timestamp("2021-11-01 00:01:03"), Ok(1_635_724_863_000));
-        assert_eq!(parse_timestamp("2021-11-01T00:01:03.250Z"), Ok(1_635_724_863_250));
+        assert_eq!(
+            parse_timestamp("2021-11-01 00:01:03"),
+            Ok(1_635_724_863_000)
+        );
+        assert_eq!(
+            parse_timestamp("2021-11-01T00:01:03.250Z"),
+            Ok(1_635_724_863_250)
+        );
         assert_eq!(parse_timestamp("1969-12-31 23:59:59"), Ok(-1000));
         assert_eq!(format_datetime(1_635_724_863_000), "2021-11-01 00:01:03");
         assert_eq!(format_datetime(-1000), "1969-12-31 23:59:59");
@@ -380,7 +427,10 @@ mod tests {
         assert_eq!(w, Watermark::MAX);
         let near = Watermark(i64::MAX - 600_000);
         assert_eq!(serde_json::to_string(&near).unwrap(), "\"+inf-600000\"");
-        assert_eq!(serde_json::from_str::<Watermark>("\"+inf-600000\"").unwrap(), near);
+        assert_eq!(
+            serde_json::from_str::<Watermark>("\"+inf-600000\"").unwrap(),
+            near
+        );
         assert_eq!(near.to_string(), "+∞ − 600000");
     }
 }
