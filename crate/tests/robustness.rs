@@ -19,13 +19,16 @@ fn operators() -> impl Strategy<Value = &'static str> {
 fn time_text() -> impl Strategy<Value = serde_json::Value> {
     // Mostly valid values, so that most scenarios reach the simulator.
     prop_oneof![
-        60 => (-30i64..60).prop_map(|v| json!(v)),
+        60 => (1i64..60).prop_map(|v| json!(v)),
+        10 => (-30i64..1).prop_map(|v| json!(v)),
         10 => (1i64..20).prop_map(|v| json!(format!("{v}ms"))),
         1 => any::<i64>().prop_map(|v| json!(v)),
-        1 => "[-+]?[0-9]{0,20}(ms|s|m|h|d|x)?".prop_map(|s| json!(s)),
-        1 => "[0-9]{1,3}:[0-9]{1,3}(:[0-9]{1,3})?".prop_map(|s| json!(s)),
-        1 => Just(json!(1.5)),
-        1 => Just(json!(null)),
+        1 => prop_oneof![
+            "[-+]?[0-9]{0,20}(ms|s|m|h|d|x)?".prop_map(|s| json!(s)),
+            "[0-9]{1,3}:[0-9]{1,3}(:[0-9]{1,3})?".prop_map(|s| json!(s)),
+            Just(json!(1.5)),
+            Just(json!(null)),
+        ],
     ]
 }
 
@@ -74,7 +77,7 @@ fn random_scenarios_never_panic() {
         .spawn(|| {
             let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig { cases: 600, ..ProptestConfig::default() });
             runner
-                .run(&((operators(), 0u32..10, prop::sample::select(vec!["bounded", "monotonous", "legacy", "punctuated", "none"]), time_text(), time_text(), time_text(), any::<bool>(), prop::sample::select(vec!["tumbling", "sliding", "session"])), (time_text(), time_text(), time_text(), time_text(), time_text(), time_text(), time_text(), prop::sample::select(vec!["inner", "left", "right", "full"])), (rows(), rows(), any::<bool>(), prop::sample::select(vec!["by_time", "left_first", "interleave"]), prop::sample::select(vec!["k", "k:int", "k:bigint", "k:double", "k:boolean", "k:wat", ""]))), |((op, p, strategy, delay, interval, idle, per_event, kind), (size, slide, gap, offset, lo, hi, lateness, join), (l, r, final_wm, arrival, types))| {
+                .run(&((operators(), prop_oneof![20 => 1u32..5, 1 => 0u32..10], prop::sample::select(vec!["bounded", "monotonous", "legacy", "punctuated", "none"]), time_text(), time_text(), time_text(), any::<bool>(), prop::sample::select(vec!["tumbling", "sliding", "session"])), (time_text(), time_text(), time_text(), time_text(), time_text(), time_text(), time_text(), prop::sample::select(vec!["inner", "left", "right", "full"])), (rows(), rows(), any::<bool>(), prop::sample::select(vec!["by_time", "left_first", "interleave"]), prop_oneof![20 => Just("k"), 1 => prop::sample::select(vec!["k:int", "k:bigint", "k:double", "k:boolean", "k:wat", ""])])), |((op, p, strategy, delay, interval, idle, per_event, kind), (size, slide, gap, offset, lo, hi, lateness, join), (l, r, final_wm, arrival, types))| {
         let sc = json!({
             "job": {
                 "operator": op, "parallelism": p, "final_watermark": final_wm, "arrival": arrival,
@@ -95,7 +98,7 @@ fn random_scenarios_never_panic() {
         // Either a result or an error value; both must also serialise.
         match joinlab::run_json(&sc.to_string(), true) {
             Ok(res) => { let _ = serde_json::to_string(&res).unwrap(); RAN.fetch_add(1, std::sync::atomic::Ordering::Relaxed); }
-            Err(e) => { let m = e.to_string(); if std::env::var("SHOW_ERR").is_ok() { eprintln!("ERR {m}"); } }
+            Err(e) => { let _ = e.to_string(); }
         }
                     Ok(())
                 })
@@ -106,7 +109,7 @@ fn random_scenarios_never_panic() {
         .unwrap();
     // The generator must reach the simulator, not only the validation.
     assert!(
-        RAN.load(std::sync::atomic::Ordering::Relaxed) >= 30,
+        RAN.load(std::sync::atomic::Ordering::Relaxed) >= 60,
         "only {} random scenarios ran",
         RAN.load(std::sync::atomic::Ordering::Relaxed)
     );
