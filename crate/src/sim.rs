@@ -66,6 +66,69 @@ struct Sub<O: Operator> {
     touched: bool,
 }
 
+impl<O: Operator> Sub<O> {
+    /// The operator and a context over this subtask's timers, for one call.
+    fn split<'a>(
+        &'a mut self,
+        plan: &'a Plan,
+        sink: &'a mut Sink,
+        j: usize,
+        now: i64,
+    ) -> (&'a mut O, Ctx<'a, O::Ns>) {
+        let cx = Ctx {
+            plan,
+            subtask: SubtaskIndex(j as u32),
+            watermark: self.watermark,
+            processing_time: now,
+            timers: &mut self.timers,
+            processing_timers: &mut self.ptimers,
+            sink,
+            origin: self.origin.clone(),
+            describe: O::describe_timer,
+        };
+        (&mut self.op, cx)
+    }
+
+    /// Fires, in heap order, every timer of one queue due at `upto`
+    /// (`InternalTimerServiceImpl.advanceWatermark` / `onProcessingTime`).
+    fn fire_due(
+        &mut self,
+        plan: &Plan,
+        sink: &mut Sink,
+        j: usize,
+        now: i64,
+        processing: bool,
+        upto: i64,
+    ) {
+        loop {
+            let queue = if processing {
+                &mut self.ptimers
+            } else {
+                &mut self.timers
+            };
+            let Some(timer) = queue.poll_due(upto) else {
+                break;
+            };
+            self.touched = true;
+            if sink.tracing {
+                sink.events.push(Event::TimerFired {
+                    subtask: SubtaskIndex(j as u32),
+                    key: timer.key,
+                    timestamp: timer.timestamp,
+                    what: O::describe_timer(&timer.namespace),
+                    processing,
+                });
+            }
+            let (op, mut cx) = self.split(plan, sink, j, now);
+            if processing {
+                op.on_processing_time(&mut cx, timer);
+            } else {
+                op.on_event_time(&mut cx, timer);
+            }
+        }
+    }
+}
+
 struct AssignerSlot {
     a: Assigner,
     max_row: Option<RowId>,
@@ -112,16 +175,33 @@ pub fn simulate<O: Operator>(plan: &Plan, opts: &RunOptions) -> Result<RunOutput
     let assigners = plan
         .generators
         .iter()
-        .map(|g| (0..pa).map(|_| AssignerSlot { a: Assigner::new(g.clone()), max_row: None, interval: g.interval, punctuated: false }).collect())
+        .map(|g| {
+            (0..pa)
+                .map(|_| AssignerSlot {
+                    a: Assigner::new(g.clone()),
+                    max_row: None,
+                    interval: g.interval,
+                    punctuated: false,
+                })
+                .collect()
+        })
         .collect();
     let mut sim = Sim {
         plan,
         subs,
         assigners,
-        sink: Sink { tracing: opts.trace, max_outputs: plan.limits.max_outputs, ..Sink::default() },
+        sink: Sink {
+            tracing: opts.trace,
+            max_outputs: plan.limits.max_outputs,
+            ..Sink::default()
+        },
         steps: Vec::new(),
         step_count: 0,
-        now: plan.arrivals.first().map(|a| arrival_time(plan, a)).unwrap_or(0),
+        now: plan
+            .arrivals
+            .first()
+            .map(|a| arrival_time(plan, a))
+            .unwrap_or(0),
         union,
         emissions: Vec::new(),
         snapshots: opts.snapshots,
@@ -133,8 +213,20 @@ pub fn simulate<O: Operator>(plan: &Plan, opts: &RunOptions) -> Result<RunOutput
         sim.advance_processing_time(t);
         match a {
             Arrival::Row(id) => sim.row(*id),
-            Arrival::Watermark { stream, line, assigner, value, arrival } => {
-                sim.begin(Cause::WatermarkRow { stream: *stream, line: *line, assigner: *assigner, value: *value, processing_time: *arrival });
+            Arrival::Watermark {
+                stream,
+                line,
+                assigner,
+                value,
+                arrival,
+            } => {
+                sim.begin(Cause::WatermarkRow {
+                    stream: *stream,
+                    line: *line,
+                    assigner: *assigner,
+                    value: *value,
+                    processing_time: *arrival,
+                });
                 let mut em = std::mem::take(&mut sim.emissions);
                 em.clear();
                 let slot = &mut sim.assigners[stream.index()][*assigner as usize];
@@ -147,7 +239,12 @@ pub fn simulate<O: Operator>(plan: &Plan, opts: &RunOptions) -> Result<RunOutput
             }
         }
         if sim.sink.overflow {
-            return Err(Error::Limit { message: format!("the run produced more than {} results; make the input or the windows smaller", plan.limits.max_outputs) });
+            return Err(Error::Limit {
+                message: format!(
+                    "the run produced more than {} results; make the input or the windows smaller",
+                    plan.limits.max_outputs
+                ),
+            });
         }
         if sim.stopped.is_some() {
             break;
@@ -157,16 +254,36 @@ pub fn simulate<O: Operator>(plan: &Plan, opts: &RunOptions) -> Result<RunOutput
         sim.end_of_input();
     }
     if sim.sink.overflow {
-        return Err(Error::Limit { message: format!("the run produced more than {} results; make the input or the windows smaller", plan.limits.max_outputs) });
+        return Err(Error::Limit {
+            message: format!(
+                "the run produced more than {} results; make the input or the windows smaller",
+                plan.limits.max_outputs
+            ),
+        });
     }
     let watermarks = sim.subs.iter().map(|s| s.watermark).collect();
     let final_state = match sim.stopped.take() {
         Some(state) => state,
         None => (0..sim.subs.len()).map(|j| sim.snapshot(j)).collect(),
     };
-    let state_empty = sim.subs.iter().all(|s| s.op.is_empty() && s.timers.is_empty() && s.ptimers.is_empty());
-    let assigner_watermarks = sim.assigners.iter().map(|v| v.iter().map(|s| s.a.last_emitted).collect()).collect();
-    Ok(RunOutput { sink: sim.sink, steps: sim.steps, step_count: sim.step_count, watermarks, final_state, state_empty, assigner_watermarks })
+    let state_empty = sim
+        .subs
+        .iter()
+        .all(|s| s.op.is_empty() && s.timers.is_empty() && s.ptimers.is_empty());
+    let assigner_watermarks = sim
+        .assigners
+        .iter()
+        .map(|v| v.iter().map(|s| s.a.last_emitted).collect())
+        .collect();
+    Ok(RunOutput {
+        sink: sim.sink,
+        steps: sim.steps,
+        step_count: sim.step_count,
+        watermarks,
+        final_state,
+        state_empty,
+        assigner_watermarks,
+    })
 }
 
 fn arrival_time(plan: &Plan, a: &Arrival) -> i64 {
@@ -181,7 +298,12 @@ impl<O: Operator> Sim<'_, O> {
         self.sink.step = self.step_count;
         self.step_count += 1;
         if self.sink.tracing {
-            self.steps.push(Step { index: self.sink.step, cause, events: Vec::new(), state: Vec::new() });
+            self.steps.push(Step {
+                index: self.sink.step,
+                cause,
+                events: Vec::new(),
+                state: Vec::new(),
+            });
         }
     }
 
@@ -211,11 +333,26 @@ impl<O: Operator> Sim<'_, O> {
         let mut timers: Vec<TimerView> = s
             .timers
             .iter()
-            .map(|t| TimerView { key: t.key, timestamp: t.timestamp, what: O::describe_timer(&t.namespace), processing: false })
-            .chain(s.ptimers.iter().map(|t| TimerView { key: t.key, timestamp: t.timestamp, what: O::describe_timer(&t.namespace), processing: true }))
+            .map(|t| TimerView {
+                key: t.key,
+                timestamp: t.timestamp,
+                what: O::describe_timer(&t.namespace),
+                processing: false,
+            })
+            .chain(s.ptimers.iter().map(|t| TimerView {
+                key: t.key,
+                timestamp: t.timestamp,
+                what: O::describe_timer(&t.namespace),
+                processing: true,
+            }))
             .collect();
         timers.sort_by_key(|t| (t.processing, t.timestamp, t.key));
-        SubtaskState { subtask: SubtaskIndex(j as u32), watermark: s.watermark, entries: s.op.state(), timers }
+        SubtaskState {
+            subtask: SubtaskIndex(j as u32),
+            watermark: s.watermark,
+            entries: s.op.state(),
+            timers,
+        }
     }
 
     fn ctx_parts(&mut self, j: usize) -> (&mut Sub<O>, &mut Sink) {
@@ -225,7 +362,12 @@ impl<O: Operator> Sim<'_, O> {
     fn row(&mut self, id: RowId) {
         let plan = self.plan;
         let r = plan.row(id);
-        self.begin(Cause::Row { row: id, stream: r.stream, assigner: r.assigner, processing_time: r.arrival });
+        self.begin(Cause::Row {
+            row: id,
+            stream: r.stream,
+            assigner: r.assigner,
+            processing_time: r.arrival,
+        });
         let j = r.subtask.0 as usize;
         if self.sink.tracing {
             let keyed = plan.operator != OperatorKind::Split;
@@ -241,18 +383,8 @@ impl<O: Operator> Sim<'_, O> {
         {
             let (sub, sink) = self.ctx_parts(j);
             sub.touched = true;
-            let mut cx = Ctx {
-                plan,
-                subtask: SubtaskIndex(j as u32),
-                watermark: sub.watermark,
-                processing_time: now,
-                timers: &mut sub.timers,
-                processing_timers: &mut sub.ptimers,
-                sink,
-                origin: sub.origin.clone(),
-                describe: O::describe_timer,
-            };
-            sub.op.process_element(&mut cx, r.stream, id);
+            let (op, mut cx) = sub.split(plan, sink, j, now);
+            op.process_element(&mut cx, r.stream, id);
         }
         // Then the generator sees the event.
         let mut em = std::mem::take(&mut self.emissions);
@@ -275,7 +407,13 @@ impl<O: Operator> Sim<'_, O> {
 
     /// Sends an assigner subtask's emissions to every operator subtask (`broadcastEmit`).
     /// With `defer`, watermark advances are only recorded (end of input: one jump).
-    fn broadcast(&mut self, stream: Side, assigner: u32, em: &[Emission], defer: bool) -> Vec<Option<Watermark>> {
+    fn broadcast(
+        &mut self,
+        stream: Side,
+        assigner: u32,
+        em: &[Emission],
+        defer: bool,
+    ) -> Vec<Option<Watermark>> {
         let mut pending = vec![None; self.subs.len()];
         if em.is_empty() {
             return pending;
@@ -286,10 +424,23 @@ impl<O: Operator> Sim<'_, O> {
                     Emission::Watermark(w) => {
                         let slot = &self.assigners[stream.index()][assigner as usize];
                         let from_row = if w.is_max() { None } else { slot.max_row };
-                        self.sink.events.push(Event::AssignerWatermark { stream, assigner, watermark: *w, from_row });
+                        self.sink.events.push(Event::AssignerWatermark {
+                            stream,
+                            assigner,
+                            watermark: *w,
+                            from_row,
+                        });
                     }
-                    Emission::Idle => self.sink.events.push(Event::AssignerStatus { stream, assigner, idle: true }),
-                    Emission::Active => self.sink.events.push(Event::AssignerStatus { stream, assigner, idle: false }),
+                    Emission::Idle => self.sink.events.push(Event::AssignerStatus {
+                        stream,
+                        assigner,
+                        idle: true,
+                    }),
+                    Emission::Active => self.sink.events.push(Event::AssignerStatus {
+                        stream,
+                        assigner,
+                        idle: false,
+                    }),
                 }
             }
         }
@@ -314,7 +465,12 @@ impl<O: Operator> Sim<'_, O> {
                     match e {
                         Emission::Watermark(w) => {
                             if tracing && valve.channel_active(ch) {
-                                self.sink.events.push(Event::ChannelWatermark { subtask: SubtaskIndex(j as u32), stream, assigner, watermark: *w });
+                                self.sink.events.push(Event::ChannelWatermark {
+                                    subtask: SubtaskIndex(j as u32),
+                                    stream,
+                                    assigner,
+                                    watermark: *w,
+                                });
                             }
                             valve.input_watermark(*w, ch, &mut outs)
                         }
@@ -325,9 +481,15 @@ impl<O: Operator> Sim<'_, O> {
                         let adv = match (&mut sub.inputs, o) {
                             (Inputs::Single(_), ValveOutput::Watermark(w)) => Some(w),
                             (Inputs::Single(_), _) => None,
-                            (Inputs::Two(_, c), ValveOutput::Watermark(w)) => c.update_watermark(input, w),
-                            (Inputs::Two(_, c), ValveOutput::Idle) => c.update_status(input, true).0,
-                            (Inputs::Two(_, c), ValveOutput::Active) => c.update_status(input, false).0,
+                            (Inputs::Two(_, c), ValveOutput::Watermark(w)) => {
+                                c.update_watermark(input, w)
+                            }
+                            (Inputs::Two(_, c), ValveOutput::Idle) => {
+                                c.update_status(input, true).0
+                            }
+                            (Inputs::Two(_, c), ValveOutput::Active) => {
+                                c.update_status(input, false).0
+                            }
                         };
                         advances.extend(adv);
                     }
@@ -363,7 +525,9 @@ impl<O: Operator> Sim<'_, O> {
             }
             Inputs::Two(vs, comb) => {
                 let first = comb.min_input();
-                let (i, c) = find(&vs[first]).map(|c| (first, c)).or_else(|| find(&vs[1 - first]).map(|c| (1 - first, c)))?;
+                let (i, c) = find(&vs[first])
+                    .map(|c| (first, c))
+                    .or_else(|| find(&vs[1 - first]).map(|c| (1 - first, c)))?;
                 (if i == 0 { Side::Left } else { Side::Right }, c)
             }
         };
@@ -390,38 +554,19 @@ impl<O: Operator> Sim<'_, O> {
         sub.touched = true;
         sub.watermark = w;
         sub.origin = origin;
-        loop {
-            match sub.timers.peek() {
-                Some(t) if Watermark(t.timestamp) <= w => {}
-                _ => break,
-            }
-            let Some(timer) = sub.timers.poll() else { break };
-            if sink.tracing {
-                sink.events.push(Event::TimerFired {
-                    subtask: SubtaskIndex(j as u32),
-                    key: timer.key,
-                    timestamp: timer.timestamp,
-                    what: O::describe_timer(&timer.namespace),
-                    processing: false,
-                });
-            }
-            let mut cx = Ctx {
-                plan,
-                subtask: SubtaskIndex(j as u32),
-                watermark: w,
-                processing_time: now,
-                timers: &mut sub.timers,
-                processing_timers: &mut sub.ptimers,
-                sink,
-                origin: sub.origin.clone(),
-                describe: O::describe_timer,
-            };
-            sub.op.on_event_time(&mut cx, timer);
-        }
+        sub.fire_due(plan, sink, j, now, false, w.0);
         if sink.tracing {
             let d = sub.op.output_watermark_delay();
-            let output = if d == 0 || w.is_min() { w } else { Watermark(w.0.saturating_sub(d)) };
-            sink.events.push(Event::OperatorWatermark { subtask: SubtaskIndex(j as u32), watermark: w, output });
+            let output = if d == 0 || w.is_min() {
+                w
+            } else {
+                Watermark(w.0.saturating_sub(d))
+            };
+            sink.events.push(Event::OperatorWatermark {
+                subtask: SubtaskIndex(j as u32),
+                watermark: w,
+                output,
+            });
         }
     }
 
@@ -436,7 +581,11 @@ impl<O: Operator> Sim<'_, O> {
                 .filter(|s| s.interval > 0)
                 .filter_map(|s| s.a.next_interesting_tick(self.now, s.interval))
                 .min();
-            let ptimer = self.subs.iter().filter_map(|s| s.ptimers.peek().map(|p| p.timestamp)).min();
+            let ptimer = self
+                .subs
+                .iter()
+                .filter_map(|s| s.ptimers.peek().map(|p| p.timestamp))
+                .min();
             match (tick, ptimer) {
                 (Some(tk), p) if tk <= t && p.is_none_or(|p| tk <= p) => self.periodic(tk),
                 (_, Some(p)) if p <= t => self.fire_processing_timers(p),
@@ -467,7 +616,9 @@ impl<O: Operator> Sim<'_, O> {
         if all.is_empty() {
             return;
         }
-        self.begin(Cause::PeriodicEmit { processing_time: tick });
+        self.begin(Cause::PeriodicEmit {
+            processing_time: tick,
+        });
         for (si, a, em) in all {
             let side = if si == 0 { Side::Left } else { Side::Right };
             self.broadcast(side, a as u32, &em, false);
@@ -481,35 +632,7 @@ impl<O: Operator> Sim<'_, O> {
         let plan = self.plan;
         for j in 0..self.subs.len() {
             let (sub, sink) = self.ctx_parts(j);
-            loop {
-                match sub.ptimers.peek() {
-                    Some(p) if p.timestamp <= t => {}
-                    _ => break,
-                }
-                let Some(timer) = sub.ptimers.poll() else { break };
-                sub.touched = true;
-                if sink.tracing {
-                    sink.events.push(Event::TimerFired {
-                        subtask: SubtaskIndex(j as u32),
-                        key: timer.key,
-                        timestamp: timer.timestamp,
-                        what: O::describe_timer(&timer.namespace),
-                        processing: true,
-                    });
-                }
-                let mut cx = Ctx {
-                    plan,
-                    subtask: SubtaskIndex(j as u32),
-                    watermark: sub.watermark,
-                    processing_time: t,
-                    timers: &mut sub.timers,
-                    processing_timers: &mut sub.ptimers,
-                    sink,
-                    origin: sub.origin.clone(),
-                    describe: O::describe_timer,
-                };
-                sub.op.on_processing_time(&mut cx, timer);
-            }
+            sub.fire_due(plan, sink, j, t, true, t);
         }
         self.end();
     }
@@ -519,7 +642,9 @@ impl<O: Operator> Sim<'_, O> {
     /// not deterministic in Flink).
     fn end_of_input(&mut self) {
         let final_wm = self.plan.scenario.job.final_watermark;
-        self.begin(Cause::EndOfInput { final_watermark: final_wm });
+        self.begin(Cause::EndOfInput {
+            final_watermark: final_wm,
+        });
         if final_wm {
             let mut pending: Vec<Option<Watermark>> = vec![None; self.subs.len()];
             for si in 0..self.assigners.len() {
@@ -569,7 +694,13 @@ mod tests {
         }
         fn on_event_time(&mut self, cx: &mut Ctx<'_, RowId>, timer: Timer<KeyId, RowId>) {
             let w = cx.watermark;
-            cx.emit(Some(timer.namespace), None, Some(w.0), RowKind::Insert, None);
+            cx.emit(
+                Some(timer.namespace),
+                None,
+                Some(w.0),
+                RowKind::Insert,
+                None,
+            );
         }
         fn describe_timer(ns: &RowId) -> String {
             format!("row {}", ns.0)
@@ -588,51 +719,96 @@ mod tests {
 
     /// (row line, step, watermark at firing) for each firing.
     fn firings(p: &Plan) -> Vec<(u32, usize, i64)> {
-        let out = simulate::<Probe>(p, &RunOptions { trace: true, ..RunOptions::default() }).unwrap();
-        out.sink.outputs.iter().map(|o| (p.row(o.left.unwrap()).line, o.step, o.timestamp.unwrap())).collect()
+        let out = simulate::<Probe>(
+            p,
+            &RunOptions {
+                trace: true,
+                ..RunOptions::default()
+            },
+        )
+        .unwrap();
+        out.sink
+            .outputs
+            .iter()
+            .map(|o| (p.row(o.left.unwrap()).line, o.step, o.timestamp.unwrap()))
+            .collect()
     }
 
     #[test]
     fn minimum_over_channels_holds_back_until_every_subtask_advanced() {
         // Seed 003: parallelism 2, round robin; the first row reaches assigner 0 only.
-        let p = plan(r#"{"job":{"operator":"interval_join","parallelism":2,"watermark":{"delay":"2s"}},
+        let p = plan(
+            r#"{"job":{"operator":"interval_join","parallelism":2,"watermark":{"delay":"2s"}},
             "streams":[{"name":"a","columns":["k","ts"],"key":"k","time":"ts","rows":"x, 199s\nx, 203s\nx, 203s\nx, 210s"},
-                       {"name":"b","columns":["k","ts"],"key":"k","time":"ts","rows":"x, 0 | s=0\nx, 0 | s=1"}]}"#);
+                       {"name":"b","columns":["k","ts"],"key":"k","time":"ts","rows":"x, 0 | s=0\nx, 0 | s=1"}]}"#,
+        );
         let f = firings(&p);
         // b's rows come first (ts 0): b's watermark stays at -1 until end of input, so
         // nothing fires before the final watermark.
         assert!(f.iter().all(|(_, _, w)| *w == i64::MAX), "{f:?}");
-        let p = plan(r#"{"job":{"operator":"window_aggregate","parallelism":2,"watermark":{"delay":"2s"}},
-            "streams":[{"name":"a","columns":["k","ts"],"key":"k","time":"ts","rows":"x, 199000\nx, 203000\nx, 203000\nx, 210000"}]}"#);
-        let out = simulate::<Probe>(&p, &RunOptions { trace: true, ..RunOptions::default() }).unwrap();
+        let p = plan(
+            r#"{"job":{"operator":"window_aggregate","parallelism":2,"watermark":{"delay":"2s"}},
+            "streams":[{"name":"a","columns":["k","ts"],"key":"k","time":"ts","rows":"x, 199000\nx, 203000\nx, 203000\nx, 210000"}]}"#,
+        );
+        let out = simulate::<Probe>(
+            &p,
+            &RunOptions {
+                trace: true,
+                ..RunOptions::default()
+            },
+        )
+        .unwrap();
         let wms: Vec<(usize, Watermark)> = out
             .steps
             .iter()
-            .flat_map(|s| s.events.iter().filter_map(move |e| match e {
-                Event::OperatorWatermark { subtask, watermark, .. } if subtask.0 == 0 => Some((s.index, *watermark)),
-                _ => None,
-            }))
+            .flat_map(|s| {
+                s.events.iter().filter_map(move |e| match e {
+                    Event::OperatorWatermark {
+                        subtask, watermark, ..
+                    } if subtask.0 == 0 => Some((s.index, *watermark)),
+                    _ => None,
+                })
+            })
             .collect();
         // Row 1 → assigner 0 (197000), row 2 → assigner 1 (201000): min 197000 after step 1;
         // row 3 → assigner 0 (201000): 201000; row 4 → assigner 1 (208000): min 201000, no change.
-        assert_eq!(wms, vec![(1, Watermark(196_999)), (2, Watermark(200_999)), (4, Watermark::MAX)]);
+        assert_eq!(
+            wms,
+            vec![
+                (1, Watermark(196_999)),
+                (2, Watermark(200_999)),
+                (4, Watermark::MAX)
+            ]
+        );
         // The 199000 timer fires at the first watermark ≥ 199000, i.e. 200999 in step 2.
-        let f: Vec<_> = out.sink.outputs.iter().map(|o| (p.row(o.left.unwrap()).line, o.step, o.timestamp.unwrap())).collect();
+        let f: Vec<_> = out
+            .sink
+            .outputs
+            .iter()
+            .map(|o| (p.row(o.left.unwrap()).line, o.step, o.timestamp.unwrap()))
+            .collect();
         assert_eq!(f[0], (1, 2, 200_999));
     }
 
     #[test]
     fn two_inputs_take_the_minimum_and_end_of_input_is_one_jump() {
-        let p = plan(r#"{"job":{"operator":"interval_join"},
+        let p = plan(
+            r#"{"job":{"operator":"interval_join"},
             "streams":[{"name":"a","columns":["k","ts"],"key":"k","time":"ts","rows":"x, 10\nx, 30\nx, 31"},
-                       {"name":"b","columns":["k","ts"],"key":"k","time":"ts","rows":"x, 20"}]}"#);
+                       {"name":"b","columns":["k","ts"],"key":"k","time":"ts","rows":"x, 20"}]}"#,
+        );
         let f = firings(&p);
         // Arrival by time: a10, b20, a30, a31. After b20: min(9, 19) = 9 → timer 10 not yet.
         // After a30: min(29, 19) = 19 → fires 10. a31: min(30, 19) unchanged. End: MAX fires
         // 20, 30, 31 in heap order.
         assert_eq!(f[0], (1, 2, 19));
         assert_eq!(f.len(), 4);
-        assert!(f[1..].iter().all(|(_, step, w)| *w == i64::MAX && *step == 4), "{f:?}");
+        assert!(
+            f[1..]
+                .iter()
+                .all(|(_, step, w)| *w == i64::MAX && *step == 4),
+            "{f:?}"
+        );
         let lines: Vec<u32> = f[1..].iter().map(|x| x.0).collect();
         assert_eq!(lines, vec![1, 2, 3]); // b:1 (ts 20), a:2 (30), a:3 (31)
     }
@@ -650,17 +826,32 @@ mod tests {
         let without = plan(&json(""));
         let f = firings(&without);
         // Without idleness assigner 1 stays at 999: rows above 999 fire only at the end.
-        assert!(f.iter().filter(|x| x.0 > 1).all(|x| x.2 == i64::MAX), "{f:?}");
+        assert!(
+            f.iter().filter(|x| x.0 > 1).all(|x| x.2 == i64::MAX),
+            "{f:?}"
+        );
         let with = plan(&json(r#","idle_timeout":500"#));
         let f = firings(&with);
-        assert!(f.iter().any(|x| x.0 == 2 && x.2 < i64::MAX), "row at 1100 fires before the end once assigner 1 is idle: {f:?}");
+        assert!(
+            f.iter().any(|x| x.0 == 2 && x.2 < i64::MAX),
+            "row at 1100 fires before the end once assigner 1 is idle: {f:?}"
+        );
     }
 
     #[test]
     fn periodic_emission_happens_at_multiples_of_the_interval() {
-        let p = plan(r#"{"job":{"operator":"window_aggregate","watermark":{"per_event":false,"interval":200}},
-            "streams":[{"name":"a","columns":["k","ts"],"key":"k","time":"ts","rows":"x, 100\nx, 150\nx, 450"}]}"#);
-        let out = simulate::<Probe>(&p, &RunOptions { trace: true, ..RunOptions::default() }).unwrap();
+        let p = plan(
+            r#"{"job":{"operator":"window_aggregate","watermark":{"per_event":false,"interval":200}},
+            "streams":[{"name":"a","columns":["k","ts"],"key":"k","time":"ts","rows":"x, 100\nx, 150\nx, 450"}]}"#,
+        );
+        let out = simulate::<Probe>(
+            &p,
+            &RunOptions {
+                trace: true,
+                ..RunOptions::default()
+            },
+        )
+        .unwrap();
         let periodic: Vec<i64> = out
             .steps
             .iter()

@@ -64,7 +64,10 @@ pub enum LateRule {
     IntervalJoin,
     /// `WindowOperator.isElementLate` (`ts + allowedLateness <= watermark`) and every window
     /// the row belongs to is late (`maxTimestamp + allowedLateness <= watermark`).
-    Window { allowed_lateness: i64, windows: Vec<(i64, i64)> },
+    Window {
+        allowed_lateness: i64,
+        windows: Vec<(i64, i64)>,
+    },
 }
 
 /// A late row, dropped or sent to a late side output.
@@ -143,7 +146,10 @@ impl Sink {
         list.push(row);
         if self.tracing {
             let index = list.len() - 1;
-            self.events.push(Event::SideOutput { tag: tag.to_string(), index });
+            self.events.push(Event::SideOutput {
+                tag: tag.to_string(),
+                index,
+            });
         }
     }
 }
@@ -165,42 +171,92 @@ pub struct Ctx<'a, N: Clone + Eq + Hash> {
 }
 
 impl<N: Clone + Eq + Hash> Ctx<'_, N> {
+    /// Adds or deletes a timer of either queue, tracing it if it changed the queue.
+    fn change_timer(&mut self, processing: bool, add: bool, key: KeyId, timestamp: i64, ns: N) {
+        let what = if self.sink.tracing {
+            (self.describe)(&ns)
+        } else {
+            String::new()
+        };
+        let queue = if processing {
+            &mut *self.processing_timers
+        } else {
+            &mut *self.timers
+        };
+        let timer = Timer {
+            timestamp,
+            key,
+            namespace: ns,
+        };
+        let changed = if add {
+            queue.add(timer)
+        } else {
+            queue.delete(&timer)
+        };
+        if changed && self.sink.tracing {
+            let subtask = self.subtask;
+            self.sink.events.push(if add {
+                Event::TimerRegistered {
+                    subtask,
+                    key,
+                    timestamp,
+                    what,
+                    processing,
+                }
+            } else {
+                Event::TimerDeleted {
+                    subtask,
+                    key,
+                    timestamp,
+                    what,
+                    processing,
+                }
+            });
+        }
+    }
+
     /// Registers an event-time timer (a no-op if the same one is pending).
     pub fn register_event_timer(&mut self, key: KeyId, timestamp: i64, ns: N) {
-        let what = if self.sink.tracing { (self.describe)(&ns) } else { String::new() };
-        if self.timers.add(Timer { timestamp, key, namespace: ns }) && self.sink.tracing {
-            self.sink.events.push(Event::TimerRegistered { subtask: self.subtask, key, timestamp, what, processing: false });
-        }
+        self.change_timer(false, true, key, timestamp, ns);
     }
 
+    /// Deletes a pending event-time timer.
     pub fn delete_event_timer(&mut self, key: KeyId, timestamp: i64, ns: N) {
-        let what = if self.sink.tracing { (self.describe)(&ns) } else { String::new() };
-        if self.timers.delete(&Timer { timestamp, key, namespace: ns }) && self.sink.tracing {
-            self.sink.events.push(Event::TimerDeleted { subtask: self.subtask, key, timestamp, what, processing: false });
-        }
+        self.change_timer(false, false, key, timestamp, ns);
     }
 
+    /// Registers a processing-time timer (a no-op if the same one is pending).
     pub fn register_processing_timer(&mut self, key: KeyId, timestamp: i64, ns: N) {
-        let what = if self.sink.tracing { (self.describe)(&ns) } else { String::new() };
-        if self.processing_timers.add(Timer { timestamp, key, namespace: ns }) && self.sink.tracing {
-            self.sink.events.push(Event::TimerRegistered { subtask: self.subtask, key, timestamp, what, processing: true });
-        }
+        self.change_timer(true, true, key, timestamp, ns);
     }
 
+    /// Deletes a pending processing-time timer.
     pub fn delete_processing_timer(&mut self, key: KeyId, timestamp: i64, ns: N) {
-        let what = if self.sink.tracing { (self.describe)(&ns) } else { String::new() };
-        if self.processing_timers.delete(&Timer { timestamp, key, namespace: ns }) && self.sink.tracing {
-            self.sink.events.push(Event::TimerDeleted { subtask: self.subtask, key, timestamp, what, processing: true });
-        }
+        self.change_timer(true, false, key, timestamp, ns);
     }
 
     /// Emits a join result / padded row / main-output row.
-    pub fn emit(&mut self, left: Option<RowId>, right: Option<RowId>, timestamp: Option<i64>, kind: RowKind, window: Option<(i64, i64)>) {
+    pub fn emit(
+        &mut self,
+        left: Option<RowId>,
+        right: Option<RowId>,
+        timestamp: Option<i64>,
+        kind: RowKind,
+        window: Option<(i64, i64)>,
+    ) {
         if !self.sink.check() {
             return;
         }
         let step = self.sink.step;
-        self.sink.outputs.push(OutputRow { left, right, timestamp, kind, subtask: self.subtask, step, window });
+        self.sink.outputs.push(OutputRow {
+            left,
+            right,
+            timestamp,
+            kind,
+            subtask: self.subtask,
+            step,
+            window,
+        });
         if self.sink.tracing {
             let index = self.sink.outputs.len() - 1;
             self.sink.events.push(Event::Output { index });
@@ -209,12 +265,32 @@ impl<N: Clone + Eq + Hash> Ctx<'_, N> {
 
     /// Emits a window aggregation result.
     #[allow(clippy::too_many_arguments)]
-    pub fn emit_window(&mut self, key: KeyId, start: i64, end: i64, count: u64, sum: Option<f64>, rows: Vec<RowId>, firing: u32) {
+    pub fn emit_window(
+        &mut self,
+        key: KeyId,
+        start: i64,
+        end: i64,
+        count: u64,
+        sum: Option<f64>,
+        rows: Vec<RowId>,
+        firing: u32,
+    ) {
         if !self.sink.check() {
             return;
         }
         let step = self.sink.step;
-        self.sink.windows.push(WindowResult { key, start, end, count, sum, timestamp: end - 1, subtask: self.subtask, step, rows, firing });
+        self.sink.windows.push(WindowResult {
+            key,
+            start,
+            end,
+            count,
+            sum,
+            timestamp: end - 1,
+            subtask: self.subtask,
+            step,
+            rows,
+            firing,
+        });
         if self.sink.tracing {
             let index = self.sink.windows.len() - 1;
             self.sink.events.push(Event::Window { index });
@@ -243,7 +319,15 @@ impl<N: Clone + Eq + Hash> Ctx<'_, N> {
         }
         if let Some(tag) = side_output {
             let ts = self.plan.row(row).ts;
-            self.sink.side_output(tag, SideRow { row, timestamp: ts, subtask: self.subtask, step });
+            self.sink.side_output(
+                tag,
+                SideRow {
+                    row,
+                    timestamp: ts,
+                    subtask: self.subtask,
+                    step,
+                },
+            );
         }
     }
 
@@ -251,20 +335,36 @@ impl<N: Clone + Eq + Hash> Ctx<'_, N> {
     pub fn side_output(&mut self, tag: &str, row: RowId, timestamp: Option<i64>) {
         let step = self.sink.step;
         let subtask = self.subtask;
-        self.sink.side_output(tag, SideRow { row, timestamp, subtask, step });
+        self.sink.side_output(
+            tag,
+            SideRow {
+                row,
+                timestamp,
+                subtask,
+                step,
+            },
+        );
     }
 
     /// Records that a row went into state (trace only).
     pub fn buffered(&mut self, row: RowId, what: impl FnOnce() -> String) {
         if self.sink.tracing {
-            self.sink.events.push(Event::Buffered { subtask: self.subtask, row, what: what() });
+            self.sink.events.push(Event::Buffered {
+                subtask: self.subtask,
+                row,
+                what: what(),
+            });
         }
     }
 
     /// Records that rows left state (trace only).
     pub fn cleared(&mut self, rows: impl FnOnce() -> Vec<RowId>, what: impl FnOnce() -> String) {
         if self.sink.tracing {
-            self.sink.events.push(Event::Cleared { subtask: self.subtask, rows: rows(), what: what() });
+            self.sink.events.push(Event::Cleared {
+                subtask: self.subtask,
+                rows: rows(),
+                what: what(),
+            });
         }
     }
 
