@@ -96,14 +96,20 @@ impl RegularJoin {
         let values = &plan.row(row).values;
         let hash = sql_key_hash(values);
         let list = self.records.entry(hash).or_default();
-        let canonical = match list.iter().find(|&&r| same_record(&plan.row(r).values, values)) {
+        let canonical = match list
+            .iter()
+            .find(|&&r| same_record(&plan.row(r).values, values))
+        {
             Some(&r) => r,
             None => {
                 list.push(row);
                 row
             }
         };
-        HashedKey { hash, value: canonical }
+        HashedKey {
+            hash,
+            value: canonical,
+        }
     }
 
     fn is_outer(&self, side: Side) -> bool {
@@ -131,7 +137,10 @@ impl RegularJoin {
 
 /// `addRecord(record)` (inner view) / `addRecord(record, n)` (outer view).
 fn add_record(view: &mut View, key: RecordKey, row: RowId, assoc: i32) {
-    let e = view.get_or_insert_with(key, || Entry { rows: Vec::new(), assoc });
+    let e = view.get_or_insert_with(key, || Entry {
+        rows: Vec::new(),
+        assoc,
+    });
     e.rows.push(row);
     e.assoc = assoc;
 }
@@ -158,7 +167,10 @@ fn for_each_match(view: &mut View, mut f: impl FnMut(&Match, &mut i32)) {
     view.for_each_mut(|_, e| {
         let captured = e.assoc;
         for i in 0..e.rows.len() {
-            let m = Match { row: e.rows[i], assoc: captured };
+            let m = Match {
+                row: e.rows[i],
+                assoc: captured,
+            };
             f(&m, &mut e.assoc);
         }
     });
@@ -202,7 +214,9 @@ impl Operator for RegularJoin {
                 if !has_match {
                     Self::emit_padded(cx, side, row, RowKind::Insert);
                     add_record(input_view, record, row, 0);
-                    cx.buffered(row, || format!("{side_name} records (no match: 0 associations)"));
+                    cx.buffered(row, || {
+                        format!("{side_name} records (no match: 0 associations)")
+                    });
                 } else {
                     let mut n = 0i32;
                     for_each_match(other_view, |m, assoc| {
@@ -238,7 +252,16 @@ impl Operator for RegularJoin {
         } else {
             let gone = retract_record(input_view, &record);
             if let Some(g) = gone {
-                cx.cleared(|| vec![g], || format!("{side_name} records: retracted by {} line {}", input_kind.short(), r.line));
+                cx.cleared(
+                    || vec![g],
+                    || {
+                        format!(
+                            "{side_name} records: retracted by {} line {}",
+                            input_kind.short(),
+                            r.line
+                        )
+                    },
+                );
             }
             let has_match = joins && !other_view.is_empty();
             if !has_match {
@@ -246,7 +269,11 @@ impl Operator for RegularJoin {
                     Self::emit_padded(cx, side, row, RowKind::Delete);
                 }
             } else {
-                let kind = if input_outer { RowKind::Delete } else { input_kind };
+                let kind = if input_outer {
+                    RowKind::Delete
+                } else {
+                    input_kind
+                };
                 for_each_match(other_view, |m, assoc| {
                     Self::emit(cx, side, row, m.row, kind);
                     if other_outer {
@@ -275,14 +302,22 @@ impl Operator for RegularJoin {
         let mut out = Vec::new();
         for k in keys {
             let ks = &self.keys[k];
-            for (side, view, outer) in [(Side::Left, &ks.left, self.left_outer), (Side::Right, &ks.right, self.right_outer)] {
+            for (side, view, outer) in [
+                (Side::Left, &ks.left, self.left_outer),
+                (Side::Right, &ks.right, self.right_outer),
+            ] {
                 for (_, e) in view.iter() {
                     let scope = if outer {
                         format!("count {}, associations {}", e.rows.len(), e.assoc)
                     } else {
                         format!("count {}", e.rows.len())
                     };
-                    out.push(StateEntry { key: *k, side: Some(side), scope, rows: e.rows.clone() });
+                    out.push(StateEntry {
+                        key: *k,
+                        side: Some(side),
+                        scope,
+                        rows: e.rows.clone(),
+                    });
                 }
             }
         }
@@ -291,5 +326,279 @@ impl Operator for RegularJoin {
 
     fn is_empty(&self) -> bool {
         self.keys.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::result::{Output, RunResult};
+    use serde_json::json;
+
+    fn show(o: &Output) -> String {
+        let side = |r: &Option<crate::result::RowRef>| match r {
+            Some(r) => r
+                .values
+                .iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(","),
+            None => "null".to_string(),
+        };
+        assert_eq!(o.timestamp, None, "SQL results carry no timestamp");
+        format!("{}[{}|{}]", o.kind.short(), side(&o.left), side(&o.right))
+    }
+
+    /// Runs a regular join of `l(id, v)` and `r(id, w)` with the rows in `left_first` order
+    /// unless `a=` annotations order them.
+    fn run(join: &str, arrival: &str, left: &str, right: &str) -> RunResult {
+        let sc = json!({
+            "version": 1,
+            "job": { "operator": "regular_join", "sql": { "join": join }, "arrival": arrival },
+            "streams": [
+                { "name": "l", "columns": ["id:int", "v:string"], "key": "id", "rows": left },
+                { "name": "r", "columns": ["id:int", "w:string"], "key": "id", "rows": right }
+            ]
+        });
+        crate::run_json(&sc.to_string(), false).expect("scenario runs")
+    }
+
+    fn outputs(r: &RunResult) -> Vec<String> {
+        r.outputs.iter().map(show).collect()
+    }
+
+    fn gallery(name: &str) -> RunResult {
+        let path = format!("{}/../scenarios/{name}", env!("CARGO_MANIFEST_DIR"));
+        crate::run_json(&std::fs::read_to_string(path).unwrap(), false).unwrap()
+    }
+
+    #[test]
+    fn seed_001_left_join_retracts_the_padded_row() {
+        let r = gallery("sql-regular-left-join.json");
+        let got: Vec<String> = outputs(&r)
+            .iter()
+            .map(|s| s.replace(",1635724", ",_"))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "+I[1,_863000,show_params|null]",
+                "-D[1,_863000,show_params|null]",
+                "+I[1,_863000,show_params|1,_913000,click_params]",
+                "+I[2,_980000,show_params2|null]",
+                "-D[2,_980000,show_params2|null]",
+                "+I[2,_980000,show_params2|2,_921000,click_params2]",
+                "+I[3,1635725100000,show_params3|null]",
+            ]
+        );
+        // A regular join keeps its rows forever (no state TTL).
+        assert!(!r.state_empty);
+    }
+
+    /// Expected changelog printed by real Flink 2.3.0 for the same input (a MiniCluster job
+    /// reading both inputs with `fromChangelogStream`, paced one event at a time).
+    #[test]
+    fn changelog_input_matches_flink() {
+        let r = gallery("sql-regular-retraction.json");
+        assert_eq!(
+            outputs(&r),
+            [
+                "+I[1,book|null]",
+                "-D[1,book|null]",
+                "+I[1,book|1,10.0]",
+                "-U[1,book|1,10.0]",
+                "+I[1,book|null]",
+                "-D[1,book|null]",
+                "+I[1,book|1,12.5]",
+                "+I[2,lamp|null]",
+                "-D[2,lamp|null]",
+                "+I[2,lamp|2,30.0]",
+                "+I[null,pen|null]",
+                "-D[2,lamp|2,30.0]",
+                "-D[null,pen|null]",
+            ]
+        );
+    }
+
+    #[test]
+    fn inner_join_forwards_the_input_kind() {
+        let r = run(
+            "inner",
+            "by_time",
+            "+I 1, a | a=1",
+            "+I 1, x | a=2\n-U 1, x | a=3\n+U 1, y | a=4\n-D 1, y | a=5",
+        );
+        assert_eq!(
+            outputs(&r),
+            ["+I[1,a|1,x]", "-U[1,a|1,x]", "+U[1,a|1,y]", "-D[1,a|1,y]"]
+        );
+        // Both right rows retracted: only the left row remains.
+        let r = run(
+            "inner",
+            "by_time",
+            "+I 1, a | a=1\n-D 1, a | a=6",
+            "+I 1, x | a=2\n-D 1, x | a=5",
+        );
+        assert!(r.state_empty);
+        assert_eq!(outputs(&r), ["+I[1,a|1,x]", "-D[1,a|1,x]"]);
+    }
+
+    #[test]
+    fn full_join_pads_both_sides_and_re_pads_on_retraction() {
+        let r = run(
+            "full",
+            "by_time",
+            "1, a | a=1\n-D 1, a | a=3",
+            "1, x | a=2\n2, y | a=4",
+        );
+        assert_eq!(
+            outputs(&r),
+            [
+                "+I[1,a|null]",
+                // The right row is the outer side here: it deletes the left padding itself.
+                "-D[1,a|null]",
+                "+I[1,a|1,x]",
+                // Deleting the left row: -D of the pair, then the right row padded again.
+                "-D[1,a|1,x]",
+                "+I[null|1,x]",
+                "+I[null|2,y]",
+            ]
+        );
+    }
+
+    #[test]
+    fn left_join_right_side_update_uses_input_kind_then_pads() {
+        // In a LEFT join the right side is not outer: its -U/-D are forwarded with their kind.
+        let r = run("left", "by_time", "1, a | a=1", "1, x | a=2\n-D 1, x | a=3");
+        assert_eq!(
+            outputs(&r),
+            [
+                "+I[1,a|null]",
+                "-D[1,a|null]",
+                "+I[1,a|1,x]",
+                "-D[1,a|1,x]",
+                "+I[1,a|null]"
+            ]
+        );
+    }
+
+    /// Order printed by real Flink 2.3.0: 18 left rows of key 1 (`fromData`), then one right
+    /// row of key 1 after a 4 s sleep, INNER and LEFT join, parallelism 1. The matches come out
+    /// in `HashMap` order of the `BinaryRowData` records, the duplicate "dup" twice in a row.
+    #[test]
+    fn matches_follow_hashmap_order_of_binary_rows_like_flink() {
+        let names = [
+            "Alice",
+            "Bob",
+            "Cary",
+            "Mary",
+            "dup",
+            "zeta",
+            "a-much-longer-name",
+            "x1",
+            "x2",
+            "x3",
+            "x4",
+            "x5",
+            "x6",
+            "x7",
+            "x8",
+            "dup",
+            "y1",
+            "y2",
+        ];
+        let left: Vec<String> = names.iter().map(|n| format!("1, {n}")).collect();
+        let left = left.join("\n");
+        let flink = [
+            "zeta",
+            "x8",
+            "Mary",
+            "x3",
+            "x5",
+            "x6",
+            "x7",
+            "x2",
+            "x4",
+            "Cary",
+            "y1",
+            "y2",
+            "Alice",
+            "Bob",
+            "dup",
+            "dup",
+            "x1",
+            "a-much-longer-name",
+        ];
+        let inner = run("inner", "left_first", &left, "1, r");
+        let want: Vec<String> = flink.iter().map(|n| format!("+I[1,{n}|1,r]")).collect();
+        assert_eq!(outputs(&inner), want);
+        let l = run("left", "left_first", &left, "1, r");
+        let mut want: Vec<String> = names.iter().map(|n| format!("+I[1,{n}|null]")).collect();
+        for n in flink {
+            want.push(format!("-D[1,{n}|null]"));
+            want.push(format!("+I[1,{n}|1,r]"));
+        }
+        assert_eq!(outputs(&l), want);
+    }
+
+    #[test]
+    fn duplicate_records_share_one_association_count() {
+        // Two identical left rows are one entry (count 2). The right row's arrival yields it
+        // twice with the association count read once (0): two -D/+I pairs; the count becomes 1,
+        // not 2. Retracting the right row yields it twice with count 1: each time -D of the
+        // pair and the left row padded again.
+        let r = run(
+            "left",
+            "by_time",
+            "1, a | a=1\n1, a | a=2",
+            "1, x | a=3\n-D 1, x | a=4",
+        );
+        assert_eq!(
+            outputs(&r),
+            [
+                "+I[1,a|null]",
+                "+I[1,a|null]",
+                "-D[1,a|null]",
+                "+I[1,a|1,x]",
+                "-D[1,a|null]",
+                "+I[1,a|1,x]",
+                "-D[1,a|1,x]",
+                "+I[1,a|null]",
+                "-D[1,a|1,x]",
+                "+I[1,a|null]",
+            ]
+        );
+    }
+
+    #[test]
+    fn retraction_of_an_absent_record_is_still_joined() {
+        // retractRecord does nothing when the record is not in state, but the matches of the
+        // other side are still iterated and emitted.
+        let r = run("inner", "by_time", "-D 1, never | a=2", "1, x | a=1");
+        assert_eq!(outputs(&r), ["-D[1,never|1,x]"]);
+        let r = run("left", "by_time", "-U 1, never | a=1", "");
+        assert_eq!(outputs(&r), ["-D[1,never|null]"]);
+    }
+
+    #[test]
+    fn null_keys_never_match() {
+        let r = run("full", "by_time", "null, a | a=1", "null, x | a=2");
+        assert_eq!(outputs(&r), ["+I[null,a|null]", "+I[null|null,x]"]);
+        let r = run("inner", "by_time", "null, a | a=1", "null, x | a=2");
+        assert!(r.outputs.is_empty());
+    }
+
+    #[test]
+    fn state_empties_when_everything_is_retracted() {
+        let r = run(
+            "left",
+            "by_time",
+            "1, a | a=1\n-D 1, a | a=3",
+            "1, x | a=2\n-D 1, x | a=4",
+        );
+        assert_eq!(
+            outputs(&r),
+            ["+I[1,a|null]", "-D[1,a|null]", "+I[1,a|1,x]", "-D[1,a|1,x]"]
+        );
+        assert!(r.state_empty);
     }
 }
