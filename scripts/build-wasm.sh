@@ -41,28 +41,53 @@ if [ "$HAVE" != "$WB_VERSION" ]; then
 fi
 
 # 3. Build.
-log "cargo build --target $TARGET --profile wasm"
-cargo build -p joinlab --lib --target "$TARGET" --profile wasm
+log "cargo rustc --target $TARGET --profile wasm --crate-type cdylib"
+cargo rustc -p joinlab --lib --target "$TARGET" --profile wasm --crate-type cdylib
 WASM="$ROOT/target/$TARGET/wasm/joinlab.wasm"
-rm -rf "$OUT"
-mkdir -p "$OUT"
-wasm-bindgen --target web --no-typescript --out-dir "$OUT" "$WASM"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
 
-# 4. Optimise for size.
-BG="$OUT/joinlab_bg.wasm"
+# 4. Optimise for size with wasm-opt, BEFORE wasm-bindgen: Debian's binaryen 108 corrupts the
+#    externref table export that wasm-bindgen adds (it points the export at the funcref table),
+#    so it must not touch wasm-bindgen's output. The result is checked by instantiating it in
+#    node; if anything is wrong the unoptimised module is used.
+bindgen() { rm -rf "$OUT"; mkdir -p "$OUT"; wasm-bindgen --target web --no-typescript --out-name joinlab --out-dir "$OUT" "$1"; }
+smoke() {
+  node --input-type=module -e '
+    import fs from "node:fs";
+    const m = await import(process.argv[1] + "/joinlab.js");
+    m.initSync({ module: fs.readFileSync(process.argv[1] + "/joinlab_bg.wasm") });
+    const r = m.run(JSON.stringify({ streams: [
+      { name: "a", columns: ["k", "ts"], key: "k", time: "ts", rows: "x, 1\nx, 9" },
+      { name: "b", columns: ["k", "ts"], key: "k", time: "ts", rows: "x, 2" } ] }), true);
+    if (!r || r.error || r.outputs.length !== 2 || typeof m.normalize("{}") !== "string") { console.error(JSON.stringify(r)); process.exit(1); }
+  ' "$OUT" 2>"$TMP/smoke.log"
+}
+FEATURES="--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals --enable-reference-types"
+OPTIMISED=no
 if command -v wasm-opt >/dev/null 2>&1; then
-  if wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-      --enable-mutable-globals "$BG" -o "$BG.opt" 2>"$OUT/wasm-opt.log"; then
-    mv "$BG.opt" "$BG"
-    rm -f "$OUT/wasm-opt.log"
+  if wasm-opt -Oz $FEATURES "$WASM" -o "$TMP/opt.wasm" 2>"$TMP/opt.log"; then
+    bindgen "$TMP/opt.wasm"
+    if ! command -v node >/dev/null 2>&1 || smoke; then
+      OPTIMISED=yes
+    else
+      log "the wasm-opt output does not work; using the unoptimised module:"
+      sed 's/^/  /' "$TMP/smoke.log" >&2 || true
+    fi
   else
-    log "wasm-opt failed (kept the unoptimised module):"
-    sed 's/^/  /' "$OUT/wasm-opt.log" >&2 || true
-    rm -f "$BG.opt" "$OUT/wasm-opt.log"
+    log "wasm-opt failed; using the unoptimised module:"
+    sed 's/^/  /' "$TMP/opt.log" >&2 || true
   fi
 else
   log "wasm-opt not found (apt-get install binaryen): the module is not size-optimised"
 fi
+if [ "$OPTIMISED" = no ]; then
+  bindgen "$WASM"
+  if command -v node >/dev/null 2>&1 && ! smoke; then
+    log "the wasm module does not work:"; cat "$TMP/smoke.log" >&2; exit 1
+  fi
+fi
+BG="$OUT/joinlab_bg.wasm"
 
 RAW=$(wc -c <"$BG")
 GZ=$(gzip -9 -c "$BG" | wc -c)

@@ -5,14 +5,15 @@
 //! Optional parts:
 //! - a row kind first, for regular-join inputs: `+I`, `-U`, `+U`, `-D` (default `+I`);
 //! - annotations after a `|`: `s=N` (the assigner subtask the row arrives on, 0-based) and
-//!   `a=TIME` (its arrival, i.e. processing, time);
+//!   `a=TIME` (its arrival, i.e. processing, time; a date-time needs the `T` form here:
+//!   `a=2021-11-01T00:02:10`);
 //! - a watermark row `WM <time>` instead of data (a punctuated watermark; see `watermark`).
 //!
 //! Blank lines and lines starting with `#` or `//` are ignored.
 
 use crate::error::Error;
 use crate::scenario::StreamSpec;
-use crate::time::{parse_duration, parse_timestamp};
+use crate::time::parse_timestamp;
 use crate::value::{infer_type, ColumnType, Value};
 use serde::Serialize;
 
@@ -145,10 +146,18 @@ pub fn parse_stream(spec: &StreamSpec, parallelism: u32) -> Result<ParsedStream,
         return Err(Error::stream(name, "name", "a stream needs a name"));
     }
     if spec.columns.is_empty() {
-        return Err(Error::stream(name, "columns", "a stream needs at least one column"));
+        return Err(Error::stream(
+            name,
+            "columns",
+            "a stream needs at least one column",
+        ));
     }
     if spec.columns.len() > MAX_COLUMNS {
-        return Err(Error::stream(name, "columns", format!("at most {MAX_COLUMNS} columns")));
+        return Err(Error::stream(
+            name,
+            "columns",
+            format!("at most {MAX_COLUMNS} columns"),
+        ));
     }
     let mut declared: Vec<(String, Option<ColumnType>)> = Vec::new();
     for c in &spec.columns {
@@ -165,16 +174,35 @@ pub fn parse_stream(spec: &StreamSpec, parallelism: u32) -> Result<ParsedStream,
             return Err(Error::stream(name, "columns", "a column needs a name"));
         }
         if declared.iter().any(|(d, _)| *d == n) {
-            return Err(Error::stream(name, "columns", format!("column {n:?} appears twice")));
+            return Err(Error::stream(
+                name,
+                "columns",
+                format!("column {n:?} appears twice"),
+            ));
         }
         declared.push((n, t));
     }
     let find = |field: &str, col: &Option<String>| -> Result<Option<usize>, Error> {
         match col {
             None => Ok(None),
-            Some(c) => declared.iter().position(|(n, _)| n == c.trim()).map(Some).ok_or_else(|| {
-                Error::stream(name, field, format!("no column named {c:?} (columns: {})", declared.iter().map(|d| d.0.as_str()).collect::<Vec<_>>().join(", ")))
-            }),
+            Some(c) => declared
+                .iter()
+                .position(|(n, _)| n == c.trim())
+                .map(Some)
+                .ok_or_else(|| {
+                    Error::stream(
+                        name,
+                        field,
+                        format!(
+                            "no column named {c:?} (columns: {})",
+                            declared
+                                .iter()
+                                .map(|d| d.0.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    )
+                }),
         }
     };
     let key = find("key", &spec.key)?;
@@ -184,7 +212,9 @@ pub fn parse_stream(spec: &StreamSpec, parallelism: u32) -> Result<ParsedStream,
     for (i, raw) in spec.rows.lines().enumerate() {
         if let Some(l) = split_line(name, i + 1, raw, parallelism)? {
             if lines.len() >= MAX_ROWS_PER_STREAM {
-                return Err(Error::Limit { message: format!("stream {name:?} has more than {MAX_ROWS_PER_STREAM} rows") });
+                return Err(Error::Limit {
+                    message: format!("stream {name:?} has more than {MAX_ROWS_PER_STREAM} rows"),
+                });
             }
             lines.push(l);
         }
@@ -198,21 +228,42 @@ pub fn parse_stream(spec: &StreamSpec, parallelism: u32) -> Result<ParsedStream,
                 ColumnType::Long
             } else {
                 t.unwrap_or_else(|| {
-                    infer_type(lines.iter().filter_map(|l| l.fields.get(ci).filter(|f| !f.quoted).map(|f| f.text.as_ref())).chain(
-                        // A quoted value anywhere makes the column a string.
-                        lines.iter().filter_map(|l| l.fields.get(ci).filter(|f| f.quoted).map(|_| "\u{0}")),
-                    ))
+                    infer_type(
+                        lines
+                            .iter()
+                            .filter_map(|l| {
+                                l.fields
+                                    .get(ci)
+                                    .filter(|f| !f.quoted)
+                                    .map(|f| f.text.as_ref())
+                            })
+                            .chain(
+                                // A quoted value anywhere makes the column a string.
+                                lines.iter().filter_map(|l| {
+                                    l.fields.get(ci).filter(|f| f.quoted).map(|_| "\u{0}")
+                                }),
+                            ),
+                    )
                 })
             };
-            Column { name: n.clone(), ty }
+            Column {
+                name: n.clone(),
+                ty,
+            }
         })
         .collect();
 
     let mut entries = Vec::with_capacity(lines.len());
     for l in lines {
         if let Some((text, column)) = l.wm {
-            let value = parse_timestamp(&text).map_err(|m| Error::row(name, l.number, column, m))?;
-            entries.push(Entry::Watermark { line: l.number as u32, value, subtask: l.subtask, arrival: l.arrival });
+            let value =
+                parse_timestamp(&text).map_err(|m| Error::row(name, l.number, column, m))?;
+            entries.push(Entry::Watermark {
+                line: l.number as u32,
+                value,
+                subtask: l.subtask,
+                arrival: l.arrival,
+            });
             continue;
         }
         if l.fields.len() != columns.len() {
@@ -221,7 +272,16 @@ pub fn parse_stream(spec: &StreamSpec, parallelism: u32) -> Result<ParsedStream,
                 name,
                 l.number,
                 column,
-                format!("expected {} fields ({}), found {}", columns.len(), columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "), l.fields.len()),
+                format!(
+                    "expected {} fields ({}), found {}",
+                    columns.len(),
+                    columns
+                        .iter()
+                        .map(|c| c.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    l.fields.len()
+                ),
             ));
         }
         let mut values = Vec::with_capacity(columns.len());
@@ -229,23 +289,62 @@ pub fn parse_stream(spec: &StreamSpec, parallelism: u32) -> Result<ParsedStream,
         for (ci, f) in l.fields.iter().enumerate() {
             if Some(ci) == time {
                 if f.text.is_empty() || (!f.quoted && f.text.eq_ignore_ascii_case("null")) {
-                    return Err(Error::row(name, l.number, f.column, format!("the time column {:?} needs a value", columns[ci].name)));
+                    return Err(Error::row(
+                        name,
+                        l.number,
+                        f.column,
+                        format!("the time column {:?} needs a value", columns[ci].name),
+                    ));
                 }
-                let v = parse_timestamp(&f.text).map_err(|m| Error::row(name, l.number, f.column, format!("time column {:?}: {m}", columns[ci].name)))?;
+                let v = parse_timestamp(&f.text).map_err(|m| {
+                    Error::row(
+                        name,
+                        l.number,
+                        f.column,
+                        format!("time column {:?}: {m}", columns[ci].name),
+                    )
+                })?;
                 ts = Some(v);
                 values.push(Value::Long(v));
             } else {
-                let v = Value::parse(&f.text, columns[ci].ty, f.quoted).map_err(|m| Error::row(name, l.number, f.column, format!("column {:?}: {m}", columns[ci].name)))?;
+                let v = Value::parse(&f.text, columns[ci].ty, f.quoted).map_err(|m| {
+                    Error::row(
+                        name,
+                        l.number,
+                        f.column,
+                        format!("column {:?}: {m}", columns[ci].name),
+                    )
+                })?;
                 values.push(v);
             }
         }
-        entries.push(Entry::Data(DataRow { line: l.number as u32, kind: l.kind, values, ts, subtask: l.subtask, arrival: l.arrival }));
+        entries.push(Entry::Data(DataRow {
+            line: l.number as u32,
+            kind: l.kind,
+            values,
+            ts,
+            subtask: l.subtask,
+            arrival: l.arrival,
+        }));
     }
-    Ok(ParsedStream { schema: Schema { name: name.to_string(), columns, key, time }, entries })
+    Ok(ParsedStream {
+        schema: Schema {
+            name: name.to_string(),
+            columns,
+            key,
+            time,
+        },
+        entries,
+    })
 }
 
 /// Splits one line into its parts; `None` for blank and comment lines.
-fn split_line<'a>(stream: &str, number: usize, raw: &'a str, parallelism: u32) -> Result<Option<Line<'a>>, Error> {
+fn split_line<'a>(
+    stream: &str,
+    number: usize,
+    raw: &'a str,
+    parallelism: u32,
+) -> Result<Option<Line<'a>>, Error> {
     let trimmed = raw.trim();
     if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with("//") {
         return Ok(None);
@@ -264,7 +363,12 @@ fn split_line<'a>(stream: &str, number: usize, raw: &'a str, parallelism: u32) -
     }
     if in_q {
         let q = raw.rfind('"').unwrap_or(0);
-        return Err(Error::row(stream, number, col_of(q), "a quote is not closed"));
+        return Err(Error::row(
+            stream,
+            number,
+            col_of(q),
+            "a quote is not closed",
+        ));
     }
     let body_end = bar.unwrap_or(raw.len());
     let mut subtask = None;
@@ -277,20 +381,43 @@ fn split_line<'a>(stream: &str, number: usize, raw: &'a str, parallelism: u32) -
             if tok.is_empty() {
                 continue;
             }
-            let (k, v) = tok.split_once('=').ok_or_else(|| Error::row(stream, number, col_of(at), format!("annotation {tok:?} is not key=value (s=SUBTASK, a=ARRIVAL)")))?;
+            let (k, v) = tok.split_once('=').ok_or_else(|| {
+                Error::row(
+                    stream,
+                    number,
+                    col_of(at),
+                    format!("annotation {tok:?} is not key=value (s=SUBTASK, a=ARRIVAL)"),
+                )
+            })?;
             let vcol = col_of(at + k.len() + 1);
             match k {
                 "s" | "subtask" => {
-                    let n: u32 = v.parse().map_err(|_| Error::row(stream, number, vcol, format!("subtask {v:?} is not a number")))?;
+                    let n: u32 = v.parse().map_err(|_| {
+                        Error::row(
+                            stream,
+                            number,
+                            vcol,
+                            format!("subtask {v:?} is not a number"),
+                        )
+                    })?;
                     if n >= parallelism {
                         return Err(Error::row(stream, number, vcol, format!("subtask {n} does not exist at parallelism {parallelism} (subtasks 0..{})", parallelism - 1)));
                     }
                     subtask = Some(n);
                 }
                 "a" | "at" | "arrival" => {
-                    arrival = Some(parse_duration(v).map_err(|m| Error::row(stream, number, vcol, format!("arrival time: {m}")))?);
+                    arrival = Some(parse_timestamp(v).map_err(|m| {
+                        Error::row(stream, number, vcol, format!("arrival time: {m}"))
+                    })?);
                 }
-                other => return Err(Error::row(stream, number, col_of(at), format!("unknown annotation {other:?} (s=SUBTASK, a=ARRIVAL)"))),
+                other => {
+                    return Err(Error::row(
+                        stream,
+                        number,
+                        col_of(at),
+                        format!("unknown annotation {other:?} (s=SUBTASK, a=ARRIVAL)"),
+                    ))
+                }
             }
         }
     }
@@ -298,13 +425,28 @@ fn split_line<'a>(stream: &str, number: usize, raw: &'a str, parallelism: u32) -
     let lead = body.len() - body.trim_start().len();
     let rest = &body[lead..];
     // A watermark row.
-    if rest.len() >= 3 && rest.get(..2).is_some_and(|p| p.eq_ignore_ascii_case("wm")) && rest.as_bytes()[2] == b' ' {
+    if rest.len() >= 3
+        && rest.get(..2).is_some_and(|p| p.eq_ignore_ascii_case("wm"))
+        && rest.as_bytes()[2] == b' '
+    {
         let v = rest[3..].trim();
         let vstart = lead + 3 + (rest[3..].len() - rest[3..].trim_start().len());
         if v.is_empty() {
-            return Err(Error::row(stream, number, col_of(lead), "a watermark row needs a time: WM 5000"));
+            return Err(Error::row(
+                stream,
+                number,
+                col_of(lead),
+                "a watermark row needs a time: WM 5000",
+            ));
         }
-        return Ok(Some(Line { number, kind: RowKind::Insert, fields: Vec::new(), wm: Some((v.to_string(), col_of(vstart))), subtask, arrival }));
+        return Ok(Some(Line {
+            number,
+            kind: RowKind::Insert,
+            fields: Vec::new(),
+            wm: Some((v.to_string(), col_of(vstart))),
+            subtask,
+            arrival,
+        }));
     }
     let (kind, fstart) = match rest.get(..2) {
         Some("+I") => (RowKind::Insert, lead + 2),
@@ -317,17 +459,46 @@ fn split_line<'a>(stream: &str, number: usize, raw: &'a str, parallelism: u32) -
         let after = rest.as_bytes().get(2).copied();
         if !matches!(after, Some(b' ') | Some(b'\t') | Some(b',')) {
             // Something like "-Dx": not a kind prefix; read as data.
-            return split_fields(stream, number, raw, lead, body_end).map(|fields| Some(Line { number, kind: RowKind::Insert, fields, wm: None, subtask, arrival }));
+            return split_fields(stream, number, raw, lead, body_end).map(|fields| {
+                Some(Line {
+                    number,
+                    kind: RowKind::Insert,
+                    fields,
+                    wm: None,
+                    subtask,
+                    arrival,
+                })
+            });
         }
         let skip = if after == Some(b',') { 1 } else { 0 };
         let fields = split_fields(stream, number, raw, fstart + skip, body_end)?;
-        return Ok(Some(Line { number, kind, fields, wm: None, subtask, arrival }));
+        return Ok(Some(Line {
+            number,
+            kind,
+            fields,
+            wm: None,
+            subtask,
+            arrival,
+        }));
     }
     let fields = split_fields(stream, number, raw, fstart, body_end)?;
-    Ok(Some(Line { number, kind, fields, wm: None, subtask, arrival }))
+    Ok(Some(Line {
+        number,
+        kind,
+        fields,
+        wm: None,
+        subtask,
+        arrival,
+    }))
 }
 
-fn split_fields<'a>(stream: &str, number: usize, raw: &'a str, start: usize, end: usize) -> Result<Vec<Field<'a>>, Error> {
+fn split_fields<'a>(
+    stream: &str,
+    number: usize,
+    raw: &'a str,
+    start: usize,
+    end: usize,
+) -> Result<Vec<Field<'a>>, Error> {
     let col_of = |byte: usize| raw[..byte].chars().count() + 1;
     let mut fields = Vec::new();
     let bytes = raw.as_bytes();
@@ -343,7 +514,12 @@ fn split_fields<'a>(stream: &str, number: usize, raw: &'a str, start: usize, end
             i += 1;
             loop {
                 if i >= end {
-                    return Err(Error::row(stream, number, col_of(fstart), "a quote is not closed"));
+                    return Err(Error::row(
+                        stream,
+                        number,
+                        col_of(fstart),
+                        "a quote is not closed",
+                    ));
                 }
                 if bytes[i] == b'"' {
                     if i + 1 < end && bytes[i + 1] == b'"' {
@@ -362,16 +538,29 @@ fn split_fields<'a>(stream: &str, number: usize, raw: &'a str, start: usize, end
                 i += 1;
             }
             if i < end && bytes[i] != b',' {
-                return Err(Error::row(stream, number, col_of(i), "expected a comma after the quoted field"));
+                return Err(Error::row(
+                    stream,
+                    number,
+                    col_of(i),
+                    "expected a comma after the quoted field",
+                ));
             }
-            fields.push(Field { text: s.into(), quoted: true, column: col_of(fstart) });
+            fields.push(Field {
+                text: s.into(),
+                quoted: true,
+                column: col_of(fstart),
+            });
         } else {
             let mut j = i;
             while j < end && bytes[j] != b',' {
                 j += 1;
             }
             let text = raw[i..j].trim_end();
-            fields.push(Field { text: text.into(), quoted: false, column: col_of(fstart) });
+            fields.push(Field {
+                text: text.into(),
+                quoted: false,
+                column: col_of(fstart),
+            });
             i = j;
         }
         if i < end && bytes[i] == b',' {
@@ -400,7 +589,16 @@ mod tests {
 
     #[test]
     fn rows_types_and_annotations() {
-        let p = parse_stream(&spec(&["user", "n", "ts"], "user", "ts", "Alice, 35, 2s\n# c\n\n\"Bo, b\", 20, 8000 | s=1 a=5\nWM 3000\n-D Al, 1, 1"), 2).unwrap();
+        let p = parse_stream(
+            &spec(
+                &["user", "n", "ts"],
+                "user",
+                "ts",
+                "Alice, 35, 2s\n# c\n\n\"Bo, b\", 20, 8000 | s=1 a=5\nWM 3000\n-D Al, 1, 1",
+            ),
+            2,
+        )
+        .unwrap();
         assert_eq!(p.schema.columns[1].ty, ColumnType::Int);
         assert_eq!(p.entries.len(), 4);
         match &p.entries[1] {
@@ -422,21 +620,67 @@ mod tests {
 
     #[test]
     fn errors_name_line_and_column() {
-        let e = parse_stream(&spec(&["user", "n:int", "ts"], "user", "ts", "Alice, 35, 2s\nBob, x1, 3"), 1).unwrap_err();
-        assert_eq!(e, Error::row("s", 2, 6, "column \"n\": \"x1\" is not an INT (32-bit integer)"));
-        let e = parse_stream(&spec(&["user", "n", "ts"], "user", "ts", "Alice, 35"), 1).unwrap_err();
+        let e = parse_stream(
+            &spec(
+                &["user", "n:int", "ts"],
+                "user",
+                "ts",
+                "Alice, 35, 2s\nBob, x1, 3",
+            ),
+            1,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            Error::row(
+                "s",
+                2,
+                6,
+                "column \"n\": \"x1\" is not an INT (32-bit integer)"
+            )
+        );
+        let e =
+            parse_stream(&spec(&["user", "n", "ts"], "user", "ts", "Alice, 35"), 1).unwrap_err();
         assert!(matches!(e, Error::Row { line: 1, .. }));
-        let e = parse_stream(&spec(&["user", "n", "ts"], "user", "ts", "A, 1, 2 | s=3"), 2).unwrap_err();
-        assert!(matches!(e, Error::Row { line: 1, column: 13, .. }), "{e:?}");
+        let e = parse_stream(
+            &spec(&["user", "n", "ts"], "user", "ts", "A, 1, 2 | s=3"),
+            2,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::Row {
+                    line: 1,
+                    column: 13,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
         let e = parse_stream(&spec(&["user", "n", "ts"], "nokey", "ts", ""), 1).unwrap_err();
         assert!(matches!(e, Error::Stream { .. }));
         let e = parse_stream(&spec(&["user", "n", "ts"], "user", "ts", "A, 1, 5q"), 1).unwrap_err();
-        assert!(matches!(e, Error::Row { line: 1, column: 7, .. }), "{e:?}");
+        assert!(
+            matches!(
+                e,
+                Error::Row {
+                    line: 1,
+                    column: 7,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
     }
 
     #[test]
     fn unicode_columns_are_counted_in_chars() {
-        let e = parse_stream(&spec(&["user", "n:int", "ts"], "user", "ts", "日本, x, 1"), 1).unwrap_err();
+        let e = parse_stream(
+            &spec(&["user", "n:int", "ts"], "user", "ts", "日本, x, 1"),
+            1,
+        )
+        .unwrap_err();
         assert!(matches!(e, Error::Row { column: 5, .. }), "{e:?}");
     }
 }
