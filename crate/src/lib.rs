@@ -7,6 +7,7 @@
 //! [`result::RunResult`], the document the CLI prints and the page draws.
 
 pub mod error;
+pub mod fasthash;
 pub mod export;
 pub mod javahash;
 pub mod javamap;
@@ -29,7 +30,10 @@ pub mod workload;
 pub mod wasm;
 
 use error::Error;
-use operators::{interval_join::IntervalJoin, regular_join::RegularJoin, split::Split, sql_interval_join::SqlIntervalJoin, window::WindowOperator};
+use operators::{
+    interval_join::IntervalJoin, regular_join::RegularJoin, split::Split,
+    sql_interval_join::SqlIntervalJoin, window::WindowOperator,
+};
 use plan::{Limits, Plan};
 use result::RunResult;
 use scenario::{OperatorKind, Scenario};
@@ -38,7 +42,9 @@ use sim::{RunOptions, RunOutput};
 /// Runs a resolved plan with the operator it names.
 pub fn run_plan(plan: &Plan, opts: &RunOptions) -> Result<RunOutput, Error> {
     match plan.operator {
-        OperatorKind::WindowJoin | OperatorKind::WindowAggregate => sim::simulate::<WindowOperator>(plan, opts),
+        OperatorKind::WindowJoin | OperatorKind::WindowAggregate => {
+            sim::simulate::<WindowOperator>(plan, opts)
+        }
         OperatorKind::IntervalJoin => sim::simulate::<IntervalJoin>(plan, opts),
         OperatorKind::SqlIntervalJoin => sim::simulate::<SqlIntervalJoin>(plan, opts),
         OperatorKind::RegularJoin => sim::simulate::<RegularJoin>(plan, opts),
@@ -50,7 +56,14 @@ pub fn run_plan(plan: &Plan, opts: &RunOptions) -> Result<RunOutput, Error> {
 /// the result also holds the rows, keys, verdicts and the step-by-step trace (with a state
 /// snapshot of each touched subtask after each step).
 pub fn run(scenario: &Scenario, trace: bool) -> Result<RunResult, Error> {
-    run_with(scenario, &RunOptions { trace, snapshots: trace, stop_after: None })
+    run_with(
+        scenario,
+        &RunOptions {
+            trace,
+            snapshots: trace,
+            stop_after: None,
+        },
+    )
 }
 
 /// Runs a scenario with explicit options.
@@ -63,7 +76,14 @@ pub fn run_with(scenario: &Scenario, opts: &RunOptions) -> Result<RunResult, Err
 /// The state and pending timers of every operator subtask right after step `step`.
 pub fn state_at(scenario: &Scenario, step: usize) -> Result<Vec<trace::SubtaskState>, Error> {
     let plan = plan::build(scenario, Limits::default())?;
-    let out = run_plan(&plan, &RunOptions { trace: false, snapshots: false, stop_after: Some(step) })?;
+    let out = run_plan(
+        &plan,
+        &RunOptions {
+            trace: false,
+            snapshots: false,
+            stop_after: Some(step),
+        },
+    )?;
     Ok(out.final_state)
 }
 

@@ -21,7 +21,7 @@
 //!   cannot change the result and is reproduced anyway;
 //! - adding a timer equal to a present one is a no-op; deleting removes it wherever it is.
 
-use std::collections::HashMap;
+use crate::fasthash::FxHashMap;
 use std::hash::Hash;
 
 /// A timer: `TimerHeapInternalTimer(timestamp, key, namespace)`. Equality (and so
@@ -58,7 +58,7 @@ pub struct TimerQueue<K: Eq + Hash + Clone, N: Eq + Hash + Clone> {
     free: Vec<u32>,
     /// The de-duplication maps (one per key group in Flink; one map here, which does not
     /// affect the order): timer → arena slot.
-    index: HashMap<Timer<K, N>, u32>,
+    index: FxHashMap<Timer<K, N>, u32>,
 }
 
 impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> Default for TimerQueue<K, N> {
@@ -74,7 +74,7 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
             heap: Vec::new(),
             slots: Vec::new(),
             free: Vec::new(),
-            index: HashMap::new(),
+            index: FxHashMap::default(),
         }
     }
 

@@ -55,7 +55,7 @@ use crate::plan::{KeyId, Plan, RowId};
 use crate::timers::Timer;
 use crate::trace::StateEntry;
 use std::collections::{BTreeSet, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use crate::fasthash::FxBuild;
 
 /// A buffer with more timestamps than this keeps an ordered index of them.
 pub const INDEX_MIN: usize = 32;
@@ -205,24 +205,6 @@ struct KeyState {
     sides: [Buffer; 2],
 }
 
-/// A fast hasher for the dense `KeyId`s of one subtask.
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.0 = (self.0 ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 /// One subtask of `IntervalJoinOperator`.
 pub struct IntervalJoin {
     /// The shifted (inclusive) bounds.
@@ -230,7 +212,7 @@ pub struct IntervalJoin {
     upper: i64,
     left_late: Option<String>,
     right_late: Option<String>,
-    keys: HashMap<KeyId, KeyState, BuildHasherDefault<KeyHasher>>,
+    keys: HashMap<KeyId, KeyState, FxBuild>,
     /// Scratch list of matching timestamps.
     scratch: Vec<i64>,
 }

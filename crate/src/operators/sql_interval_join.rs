@@ -37,7 +37,7 @@ use crate::scenario::{JoinType, TimeKind};
 use crate::timers::Timer;
 use crate::trace::StateEntry;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use crate::fasthash::FxBuild;
 
 /// One side's cache of one key: `MapState<Long, List<Tuple2<RowData, Boolean>>>`, the flag
 /// telling whether the row has joined (and been emitted) at least once.
@@ -76,25 +76,6 @@ impl KeyState {
     }
 }
 
-/// A multiplicative hasher for the dense `KeyId`s of the per-subtask key map (the map's own
-/// order is never observable).
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x517c_c1b7_2722_0a95);
-        }
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.0 = (self.0.rotate_left(5) ^ u64::from(i)).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 /// The operator's fixed settings (what the planner passes to the `TimeIntervalJoin`
 /// constructor).
 #[derive(Clone, Copy)]
@@ -122,7 +103,7 @@ pub struct SqlIntervalJoin {
     left_exp: i64,
     /// `rightExpirationTime` (operator-instance field, shared across keys).
     right_exp: i64,
-    keys: HashMap<KeyId, KeyState, BuildHasherDefault<KeyHasher>>,
+    keys: HashMap<KeyId, KeyState, FxBuild>,
 }
 
 /// `leftLowerBound` and `leftUpperBound` for `L.t >= R.t + lower AND L.t <= R.t + upper`

@@ -82,7 +82,6 @@ use crate::trace::StateEntry;
 use crate::value::{ColumnType, Value};
 use std::collections::HashMap;
 use std::fmt;
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// A `TimeWindow` `[start, end)`: the timer namespace and the state namespace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -230,44 +229,7 @@ struct WinState {
     fired: Option<(Win, u32)>,
 }
 
-/// A small, fast hasher for the operator's own maps (their iteration order never reaches the
-/// output).
-#[derive(Default, Clone, Copy)]
-struct FxHasher(u64);
-
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut b = [0u8; 8];
-            b[..chunk.len()].copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(b));
-        }
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.add(v as u64);
-    }
-    fn write_i64(&mut self, v: i64) {
-        self.add(v as u64);
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.add(v);
-    }
-    fn write_usize(&mut self, v: usize) {
-        self.add(v as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type Fx = BuildHasherDefault<FxHasher>;
+type Fx = crate::fasthash::FxBuild;
 
 /// Which job the operator runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
