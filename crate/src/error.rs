@@ -8,41 +8,82 @@ use std::fmt;
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Error {
     /// The scenario document is not valid JSON or has a field of the wrong shape.
-    Json { line: usize, column: usize, message: String },
+    Json {
+        line: usize,
+        column: usize,
+        message: String,
+    },
     /// A job setting is invalid (`field` is its path, e.g. `job.interval.lower`).
     Config { field: String, message: String },
     /// A stream's definition (name, columns, key, time column) is invalid.
-    Stream { stream: String, field: String, message: String },
+    Stream {
+        stream: String,
+        field: String,
+        message: String,
+    },
     /// A row does not parse. `line` and `column` are 1-based, within that stream's rows text.
-    Row { stream: String, line: usize, column: usize, message: String },
+    Row {
+        stream: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
     /// The run would exceed a size limit (rows, windows per row, outputs, time budget).
     Limit { message: String },
 }
 
 impl Error {
     pub fn config(field: impl Into<String>, message: impl Into<String>) -> Error {
-        Error::Config { field: field.into(), message: message.into() }
+        Error::Config {
+            field: field.into(),
+            message: message.into(),
+        }
     }
     pub fn row(stream: &str, line: usize, column: usize, message: impl Into<String>) -> Error {
-        Error::Row { stream: stream.to_string(), line, column, message: message.into() }
+        Error::Row {
+            stream: stream.to_string(),
+            line,
+            column,
+            message: message.into(),
+        }
     }
     pub fn stream(stream: &str, field: &str, message: impl Into<String>) -> Error {
-        Error::Stream { stream: stream.to_string(), field: field.to_string(), message: message.into() }
+        Error::Stream {
+            stream: stream.to_string(),
+            field: field.to_string(),
+            message: message.into(),
+        }
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Json { line, column, message } => {
+            Error::Json {
+                line,
+                column,
+                message,
+            } => {
                 write!(f, "scenario JSON, line {line}, column {column}: {message}")
             }
             Error::Config { field, message } => write!(f, "{field}: {message}"),
-            Error::Stream { stream, field, message } => {
+            Error::Stream {
+                stream,
+                field,
+                message,
+            } => {
                 write!(f, "stream {stream:?}, {field}: {message}")
             }
-            Error::Row { stream, line, column, message } => {
-                write!(f, "stream {stream:?}, line {line}, column {column}: {message}")
+            Error::Row {
+                stream,
+                line,
+                column,
+                message,
+            } => {
+                write!(
+                    f,
+                    "stream {stream:?}, line {line}, column {column}: {message}"
+                )
             }
             Error::Limit { message } => write!(f, "limit: {message}"),
         }

@@ -4,8 +4,12 @@
 use crate::error::Error;
 use crate::javahash::{java_hash_code, sql_key_hash};
 use crate::parse::{parse_stream, Entry, RowKind, Schema, Side};
-use crate::partition::{default_max_parallelism, key_group_for_hash, subtask_for_key_group, KeyGroup, SubtaskIndex};
-use crate::scenario::{ArrivalOrder, OperatorKind, Scenario, Strategy, TimeKind, WatermarkSpec, WindowKind};
+use crate::partition::{
+    default_max_parallelism, key_group_for_hash, subtask_for_key_group, KeyGroup, SubtaskIndex,
+};
+use crate::scenario::{
+    ArrivalOrder, OperatorKind, Scenario, Strategy, TimeKind, WatermarkSpec, WindowKind,
+};
 use crate::value::{ColumnType, Value};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -44,7 +48,13 @@ pub struct InputRow {
 pub enum Arrival {
     Row(RowId),
     /// A `WM <value>` row for one assigner subtask of a stream.
-    Watermark { stream: Side, line: u32, assigner: u32, value: i64, arrival: i64 },
+    Watermark {
+        stream: Side,
+        line: u32,
+        assigner: u32,
+        value: i64,
+        arrival: i64,
+    },
 }
 
 /// A distinct key value and where it is routed.
@@ -78,7 +88,10 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { windows_per_row: 10_000, max_outputs: 20_000_000 }
+        Limits {
+            windows_per_row: 10_000,
+            max_outputs: 20_000_000,
+        }
     }
 }
 
@@ -113,15 +126,27 @@ fn check_delay(field: &str, w: &WatermarkSpec) -> Result<GeneratorConfig, Error>
         return Err(Error::config(format!("{field}.delay"), "the out-of-orderness delay must not be negative (Flink: maxOutOfOrderness cannot be negative)"));
     }
     if w.interval.0 < 0 {
-        return Err(Error::config(format!("{field}.interval"), "the periodic interval must not be negative"));
+        return Err(Error::config(
+            format!("{field}.interval"),
+            "the periodic interval must not be negative",
+        ));
     }
     if let Some(t) = w.idle_timeout {
         if t.0 <= 0 {
-            return Err(Error::config(format!("{field}.idle_timeout"), "the idle timeout must be positive (WatermarksWithIdleness)"));
+            return Err(Error::config(
+                format!("{field}.idle_timeout"),
+                "the idle timeout must be positive (WatermarksWithIdleness)",
+            ));
         }
     }
-    if !w.per_event && w.interval.0 == 0 && !matches!(w.strategy, Strategy::Punctuated | Strategy::None) {
-        return Err(Error::config(format!("{field}.interval"), "with per-event emission off, watermarks need a periodic interval > 0"));
+    if !w.per_event
+        && w.interval.0 == 0
+        && !matches!(w.strategy, Strategy::Punctuated | Strategy::None)
+    {
+        return Err(Error::config(
+            format!("{field}.interval"),
+            "with per-event emission off, watermarks need a periodic interval > 0",
+        ));
     }
     Ok(GeneratorConfig {
         strategy: w.strategy,
@@ -141,22 +166,37 @@ pub fn build(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
     let op = job.operator;
     let mut warnings = Vec::new();
     if !(1..=8).contains(&job.parallelism) {
-        return Err(Error::config("job.parallelism", format!("parallelism must be 1..8, not {}", job.parallelism)));
+        return Err(Error::config(
+            "job.parallelism",
+            format!("parallelism must be 1..8, not {}", job.parallelism),
+        ));
     }
     let inputs = if op.two_inputs() { 2 } else { 1 };
     if scenario.streams.len() < inputs {
-        return Err(Error::config("streams", format!("{op:?} needs {inputs} stream(s), the scenario has {}", scenario.streams.len())));
+        return Err(Error::config(
+            "streams",
+            format!(
+                "{op:?} needs {inputs} stream(s), the scenario has {}",
+                scenario.streams.len()
+            ),
+        ));
     }
     if scenario.streams.len() > 2 {
         return Err(Error::config("streams", "at most two streams"));
     }
     if inputs == 2 && scenario.streams[0].name == scenario.streams[1].name {
-        return Err(Error::config("streams", "the two streams need different names"));
+        return Err(Error::config(
+            "streams",
+            "the two streams need different names",
+        ));
     }
     let p = job.parallelism;
     let streams = &scenario.streams[..inputs];
     if inputs == 1 && scenario.streams.len() == 2 && !scenario.streams[1].rows.trim().is_empty() {
-        warnings.push(format!("{op:?} reads only the first stream; stream {:?} is ignored", scenario.streams[1].name));
+        warnings.push(format!(
+            "{op:?} reads only the first stream; stream {:?} is ignored",
+            scenario.streams[1].name
+        ));
     }
 
     // Validate the operator settings before reading rows.
@@ -175,7 +215,11 @@ pub fn build(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
             if sql {
                 keyless_sql = true;
             } else {
-                return Err(Error::stream(n, "key", "this operator is keyed: choose a key column"));
+                return Err(Error::stream(
+                    n,
+                    "key",
+                    "this operator is keyed: choose a key column",
+                ));
             }
         }
         let needs_time = match op {
@@ -184,14 +228,21 @@ pub fn build(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
             _ => true,
         };
         if needs_time && ps.schema.time.is_none() {
-            return Err(Error::stream(n, "time", "this operator runs on event time: choose a time column"));
+            return Err(Error::stream(
+                n,
+                "time",
+                "this operator runs on event time: choose a time column",
+            ));
         }
     }
     if keyless_sql && parsed.iter().any(|ps| ps.schema.key.is_some()) {
         return Err(Error::config("streams", "either both streams have a key column or neither (no key: Flink runs the join on one subtask)"));
     }
     if inputs == 2 && !keyless_sql {
-        let kt: Vec<_> = parsed.iter().map(|ps| ps.schema.columns[ps.schema.key.unwrap_or(0)].ty).collect();
+        let kt: Vec<_> = parsed
+            .iter()
+            .map(|ps| ps.schema.columns[ps.schema.key.unwrap_or(0)].ty)
+            .collect();
         if kt[0] != kt[1] {
             if sql {
                 return Err(Error::config("streams", format!("the key columns have different types ({} and {}); Flink SQL needs comparable key types", kt[0].sql_name(), kt[1].sql_name())));
@@ -204,20 +255,37 @@ pub fn build(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
         if let Some(col) = &job.aggregate.sum {
             let schema = &parsed[0].schema;
             match schema.columns.iter().find(|c| c.name == col.trim()) {
-                None => return Err(Error::config("job.aggregate.sum", format!("no column named {col:?} in stream {:?}", schema.name))),
-                Some(c) if !matches!(c.ty, ColumnType::Int | ColumnType::Long | ColumnType::Double) => {
-                    return Err(Error::config("job.aggregate.sum", format!("column {col:?} is {}, not a number", c.ty.sql_name())));
+                None => {
+                    return Err(Error::config(
+                        "job.aggregate.sum",
+                        format!("no column named {col:?} in stream {:?}", schema.name),
+                    ))
+                }
+                Some(c)
+                    if !matches!(
+                        c.ty,
+                        ColumnType::Int | ColumnType::Long | ColumnType::Double
+                    ) =>
+                {
+                    return Err(Error::config(
+                        "job.aggregate.sum",
+                        format!("column {col:?} is {}, not a number", c.ty.sql_name()),
+                    ));
                 }
                 Some(_) => {}
             }
         }
     }
-    if op == OperatorKind::WindowJoin && (job.late_output.left.is_some() || job.late_output.right.is_some()) {
+    if op == OperatorKind::WindowJoin
+        && (job.late_output.left.is_some() || job.late_output.right.is_some())
+    {
         warnings.push("the DataStream window join has no late side output (JoinedStreams exposes none): late rows are dropped; the late tags are ignored".into());
     }
     let operator_parallelism = if keyless_sql { 1 } else { p };
     if keyless_sql {
-        warnings.push("no key column: Flink SQL runs this join on a single subtask (global exchange)".into());
+        warnings.push(
+            "no key column: Flink SQL runs this join on a single subtask (global exchange)".into(),
+        );
     }
     let max_parallelism = match job.max_parallelism {
         Some(m) => {
@@ -263,7 +331,15 @@ pub fn build(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
                     };
                     if keyed && !sql && key_value.is_null() {
                         let col = ps.schema.key.unwrap_or(0);
-                        return Err(Error::row(name, r.line as usize, 1, format!("the key column {:?} is null; Flink's keyBy fails on a null key", ps.schema.columns[col].name)));
+                        return Err(Error::row(
+                            name,
+                            r.line as usize,
+                            1,
+                            format!(
+                                "the key column {:?} is null; Flink's keyBy fails on a null key",
+                                ps.schema.columns[col].name
+                            ),
+                        ));
                     }
                     let key = match key_ids.get(&key_value) {
                         Some(k) => *k,
@@ -279,9 +355,18 @@ pub fn build(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
                                 java_hash_code(&key_value)
                             };
                             let key_group = key_group_for_hash(hash, max_parallelism);
-                            let subtask = subtask_for_key_group(max_parallelism, operator_parallelism, key_group);
+                            let subtask = subtask_for_key_group(
+                                max_parallelism,
+                                operator_parallelism,
+                                key_group,
+                            );
                             let id = KeyId(keys.len() as u32);
-                            keys.push(KeyInfo { value: key_value.clone(), hash, key_group, subtask });
+                            keys.push(KeyInfo {
+                                value: key_value.clone(),
+                                hash,
+                                key_group,
+                                subtask,
+                            });
                             key_ids.insert(key_value, id);
                             id
                         }
@@ -294,14 +379,33 @@ pub fn build(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
                             s
                         }
                     };
-                    let subtask = if keyed { keys[key.0 as usize].subtask } else { SubtaskIndex(assigner) };
+                    let subtask = if keyed {
+                        keys[key.0 as usize].subtask
+                    } else {
+                        SubtaskIndex(assigner)
+                    };
                     let arrival = r.arrival.or(r.ts).or(clock).unwrap_or(0);
                     clock = Some(arrival);
                     let id = RowId(rows.len() as u32);
-                    rows.push(InputRow { stream: side, line: r.line, kind: r.kind, values: r.values.clone(), ts: r.ts, key, assigner, subtask, arrival });
+                    rows.push(InputRow {
+                        stream: side,
+                        line: r.line,
+                        kind: r.kind,
+                        values: r.values.clone(),
+                        ts: r.ts,
+                        key,
+                        assigner,
+                        subtask,
+                        arrival,
+                    });
                     per_stream[si].push(Arrival::Row(id));
                 }
-                Entry::Watermark { line, value, subtask, arrival } => {
+                Entry::Watermark {
+                    line,
+                    value,
+                    subtask,
+                    arrival,
+                } => {
                     let at = arrival.or(clock).unwrap_or(0);
                     clock = Some(at);
                     let targets: Vec<u32> = match subtask {
@@ -309,7 +413,13 @@ pub fn build(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
                         None => (0..p).collect(),
                     };
                     for a in targets {
-                        per_stream[si].push(Arrival::Watermark { stream: side, line: *line, assigner: a, value: *value, arrival: at });
+                        per_stream[si].push(Arrival::Watermark {
+                            stream: side,
+                            line: *line,
+                            assigner: a,
+                            value: *value,
+                            arrival: at,
+                        });
                     }
                 }
             }
@@ -341,7 +451,8 @@ pub fn build(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
             let mut out = Vec::with_capacity(left.len() + right.len());
             let (mut i, mut j) = (0, 0);
             while i < left.len() || j < right.len() {
-                let take_left = j >= right.len() || (i < left.len() && arrival_key(&left[i]) <= arrival_key(&right[j]));
+                let take_left = j >= right.len()
+                    || (i < left.len() && arrival_key(&left[i]) <= arrival_key(&right[j]));
                 if take_left {
                     out.push(left[i].clone());
                     i += 1;
@@ -394,19 +505,31 @@ fn validate_job(sc: &Scenario) -> Result<(), Error> {
             match w.kind {
                 WindowKind::Tumbling => {
                     if w.size.0 <= 0 {
-                        return Err(Error::config("job.window.size", "the window size must be positive"));
+                        return Err(Error::config(
+                            "job.window.size",
+                            "the window size must be positive",
+                        ));
                     }
                     if w.offset.0.abs() >= w.size.0 {
-                        return Err(Error::config("job.window.offset", "TumblingEventTimeWindows needs |offset| < size"));
+                        return Err(Error::config(
+                            "job.window.offset",
+                            "TumblingEventTimeWindows needs |offset| < size",
+                        ));
                     }
                 }
                 WindowKind::Sliding => {
                     let slide = w.slide.map(|s| s.0).unwrap_or(0);
                     if w.size.0 <= 0 || slide <= 0 {
-                        return Err(Error::config("job.window.slide", "SlidingEventTimeWindows needs size > 0 and slide > 0"));
+                        return Err(Error::config(
+                            "job.window.slide",
+                            "SlidingEventTimeWindows needs size > 0 and slide > 0",
+                        ));
                     }
                     if w.offset.0.abs() >= slide {
-                        return Err(Error::config("job.window.offset", "SlidingEventTimeWindows needs |offset| < slide"));
+                        return Err(Error::config(
+                            "job.window.offset",
+                            "SlidingEventTimeWindows needs |offset| < slide",
+                        ));
                     }
                     let per_row = (w.size.0 + slide - 1) / slide;
                     let limit = Limits::default().windows_per_row;
@@ -416,12 +539,18 @@ fn validate_job(sc: &Scenario) -> Result<(), Error> {
                 }
                 WindowKind::Session => {
                     if w.gap.map(|g| g.0).unwrap_or(0) <= 0 {
-                        return Err(Error::config("job.window.gap", "EventTimeSessionWindows needs a positive gap"));
+                        return Err(Error::config(
+                            "job.window.gap",
+                            "EventTimeSessionWindows needs a positive gap",
+                        ));
                     }
                 }
             }
             if job.allowed_lateness.0 < 0 {
-                return Err(Error::config("job.allowed_lateness", "allowed lateness must not be negative"));
+                return Err(Error::config(
+                    "job.allowed_lateness",
+                    "allowed lateness must not be negative",
+                ));
             }
         }
         OperatorKind::IntervalJoin => {
@@ -438,22 +567,37 @@ fn validate_job(sc: &Scenario) -> Result<(), Error> {
         OperatorKind::Split => {
             let s = &job.split;
             if s.column.trim().is_empty() {
-                return Err(Error::config("job.split.column", "choose the column to split on"));
+                return Err(Error::config(
+                    "job.split.column",
+                    "choose the column to split on",
+                ));
             }
             let cols = sc.streams.first().map(|st| &st.columns);
             if let Some(cols) = cols {
-                if !cols.iter().any(|c| c.split(':').next().map(str::trim) == Some(s.column.trim())) {
-                    return Err(Error::config("job.split.column", format!("no column named {:?}", s.column)));
+                if !cols
+                    .iter()
+                    .any(|c| c.split(':').next().map(str::trim) == Some(s.column.trim()))
+                {
+                    return Err(Error::config(
+                        "job.split.column",
+                        format!("no column named {:?}", s.column),
+                    ));
                 }
             }
             for (i, r) in s.routes.iter().enumerate() {
                 if r.to.trim().is_empty() {
-                    return Err(Error::config(format!("job.split.routes[{i}].to"), "an OutputTag id must not be empty"));
+                    return Err(Error::config(
+                        format!("job.split.routes[{i}].to"),
+                        "an OutputTag id must not be empty",
+                    ));
                 }
             }
         }
     }
-    for (field, tag) in [("job.late_output.left", &job.late_output.left), ("job.late_output.right", &job.late_output.right)] {
+    for (field, tag) in [
+        ("job.late_output.left", &job.late_output.left),
+        ("job.late_output.right", &job.late_output.right),
+    ] {
         if let Some(t) = tag {
             if t.is_empty() {
                 return Err(Error::config(field, "an OutputTag id must not be empty"));

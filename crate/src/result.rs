@@ -201,7 +201,13 @@ impl Settings {
             watermarks: plan
                 .generators
                 .iter()
-                .map(|g| WatermarkSettings { strategy: g.strategy, delay: g.delay, per_event: g.per_event, interval: g.interval, idle_timeout: g.idle_timeout })
+                .map(|g| WatermarkSettings {
+                    strategy: g.strategy,
+                    delay: g.delay,
+                    per_event: g.per_event,
+                    interval: g.interval,
+                    idle_timeout: g.idle_timeout,
+                })
                 .collect(),
             final_watermark: job.final_watermark,
         }
@@ -263,7 +269,12 @@ impl RunResult {
     pub fn build(plan: &Plan, out: RunOutput, detail: bool) -> RunResult {
         let row_ref = |id: RowId| {
             let r = plan.row(id);
-            RowRef { id, stream: plan.stream_name(r.stream).to_string(), line: r.line, values: r.values.clone() }
+            RowRef {
+                id,
+                stream: plan.stream_name(r.stream).to_string(),
+                line: r.line,
+                values: r.values.clone(),
+            }
         };
         let outputs = out
             .sink
@@ -305,7 +316,14 @@ impl RunResult {
         for (tag, rows) in &out.sink.side_outputs {
             side_outputs.insert(
                 tag.clone(),
-                rows.iter().map(|s| SideOut { row: row_ref(s.row), timestamp: s.timestamp, subtask: s.subtask, step: s.step }).collect(),
+                rows.iter()
+                    .map(|s| SideOut {
+                        row: row_ref(s.row),
+                        timestamp: s.timestamp,
+                        subtask: s.subtask,
+                        step: s.step,
+                    })
+                    .collect(),
             );
         }
         let windows = out
@@ -336,10 +354,21 @@ impl RunResult {
             })
             .collect();
         let verdicts = detail.then(|| {
-            let left: Vec<RowId> = out.final_state.iter().flat_map(|s| s.entries.iter().flat_map(|e| e.rows.iter().copied())).collect();
+            let left: Vec<RowId> = out
+                .final_state
+                .iter()
+                .flat_map(|s| s.entries.iter().flat_map(|e| e.rows.iter().copied()))
+                .collect();
             crate::verdict::verdicts(plan, &out.sink, &left)
         });
-        let final_state = if out.state_empty { Vec::new() } else { out.final_state.into_iter().filter(|s| !s.entries.is_empty() || !s.timers.is_empty()).collect() };
+        let final_state = if out.state_empty {
+            Vec::new()
+        } else {
+            out.final_state
+                .into_iter()
+                .filter(|s| !s.entries.is_empty() || !s.timers.is_empty())
+                .collect()
+        };
         RunResult {
             operator: plan.operator,
             settings: Settings::of(plan),
@@ -351,7 +380,15 @@ impl RunResult {
             late,
             side_outputs,
             windows,
-            watermarks: out.watermarks.iter().enumerate().map(|(i, w)| SubtaskWatermark { subtask: SubtaskIndex(i as u32), watermark: *w }).collect(),
+            watermarks: out
+                .watermarks
+                .iter()
+                .enumerate()
+                .map(|(i, w)| SubtaskWatermark {
+                    subtask: SubtaskIndex(i as u32),
+                    watermark: *w,
+                })
+                .collect(),
             assigner_watermarks: out.assigner_watermarks,
             state_empty: out.state_empty,
             final_state,
@@ -375,7 +412,17 @@ impl RunResult {
                     })
                     .collect()
             }),
-            keys: detail.then(|| plan.keys.iter().map(|k| KeyView { value: k.value.clone(), hash: k.hash, key_group: k.key_group, subtask: k.subtask }).collect()),
+            keys: detail.then(|| {
+                plan.keys
+                    .iter()
+                    .map(|k| KeyView {
+                        value: k.value.clone(),
+                        hash: k.hash,
+                        key_group: k.key_group,
+                        subtask: k.subtask,
+                    })
+                    .collect()
+            }),
             verdicts,
             trace: detail.then_some(out.steps),
         }
@@ -396,30 +443,64 @@ fn origin_view(plan: &Plan, o: &WatermarkOrigin) -> Origin {
 /// watermark came from emp subtask 0 (max ts 9 − 0 − 1, line 1); dropped".
 pub fn late_text(plan: &Plan, l: &LateRow) -> String {
     let origin = l.origin.as_ref().map(|o| origin_view(plan, o));
-    late_message(plan, plan.row(l.row).ts, l.subtask, l.watermark, &l.reason, origin.as_ref(), l.side_output.as_deref())
+    late_message(
+        plan,
+        plan.row(l.row).ts,
+        l.subtask,
+        l.watermark,
+        &l.reason,
+        origin.as_ref(),
+        l.side_output.as_deref(),
+    )
 }
 
-fn late_message(plan: &Plan, ts: Option<i64>, subtask: SubtaskIndex, wm: Watermark, rule: &LateRule, origin: Option<&Origin>, tag: Option<&str>) -> String {
+fn late_message(
+    plan: &Plan,
+    ts: Option<i64>,
+    subtask: SubtaskIndex,
+    wm: Watermark,
+    rule: &LateRule,
+    origin: Option<&Origin>,
+    tag: Option<&str>,
+) -> String {
     let ts = ts.map(|t| t.to_string()).unwrap_or_else(|| "?".into());
     let op = operator_name(plan.operator);
     let mut m = match rule {
         LateRule::IntervalJoin => format!("ts {ts} < watermark {wm} of {op} subtask {}", subtask.0),
-        LateRule::Window { allowed_lateness, windows } => {
+        LateRule::Window {
+            allowed_lateness,
+            windows,
+        } => {
             let ws: Vec<String> = windows.iter().map(|(s, e)| format!("[{s}, {e})")).collect();
-            let which = if ws.len() == 1 { format!("its window {}", ws[0]) } else { format!("all its windows {}", ws.join(" ")) };
+            let which = if ws.len() == 1 {
+                format!("its window {}", ws[0])
+            } else {
+                format!("all its windows {}", ws.join(" "))
+            };
             if *allowed_lateness > 0 {
                 format!("ts {ts} + allowed lateness {allowed_lateness} <= watermark {wm} of {op} subtask {}, and {which} already closed", subtask.0)
             } else {
-                format!("ts {ts} <= watermark {wm} of {op} subtask {}, and {which} already closed", subtask.0)
+                format!(
+                    "ts {ts} <= watermark {wm} of {op} subtask {}, and {which} already closed",
+                    subtask.0
+                )
             }
         }
     };
     if let Some(o) = origin {
-        m.push_str(&format!("; that watermark came from {} subtask {}", o.stream, o.assigner));
-        if let (Some(max), Some(side)) = (o.max_ts, plan.schemas.iter().position(|s| s.name == o.stream)) {
+        m.push_str(&format!(
+            "; that watermark came from {} subtask {}",
+            o.stream, o.assigner
+        ));
+        if let (Some(max), Some(side)) = (
+            o.max_ts,
+            plan.schemas.iter().position(|s| s.name == o.stream),
+        ) {
             let g = &plan.generators[side];
             let formula = match g.strategy {
-                Strategy::Bounded | Strategy::Monotonous => format!("max ts {max} − {} − 1", g.delay),
+                Strategy::Bounded | Strategy::Monotonous => {
+                    format!("max ts {max} − {} − 1", g.delay)
+                }
                 Strategy::Legacy => format!("max ts {max} − {}", g.delay),
                 _ => format!("max ts {max}"),
             };

@@ -96,7 +96,10 @@ impl OperatorKind {
     }
     /// Whether keys are Flink SQL `BinaryRowData` (hashed differently from Java `hashCode`).
     pub fn is_sql(self) -> bool {
-        matches!(self, OperatorKind::SqlIntervalJoin | OperatorKind::RegularJoin)
+        matches!(
+            self,
+            OperatorKind::SqlIntervalJoin | OperatorKind::RegularJoin
+        )
     }
 }
 
@@ -254,7 +257,13 @@ fn ten_seconds() -> Millis {
 
 impl Default for WindowSpec {
     fn default() -> Self {
-        WindowSpec { kind: WindowKind::Tumbling, size: ten_seconds(), slide: None, gap: None, offset: Millis(0) }
+        WindowSpec {
+            kind: WindowKind::Tumbling,
+            size: ten_seconds(),
+            slide: None,
+            gap: None,
+            offset: Millis(0),
+        }
     }
 }
 
@@ -403,7 +412,10 @@ impl Scenario {
         if sc.version == 0 || sc.version > FORMAT_VERSION {
             return Err(Error::config(
                 "version",
-                format!("format version {} is not known (this build reads 1..={FORMAT_VERSION})", sc.version),
+                format!(
+                    "format version {} is not known (this build reads 1..={FORMAT_VERSION})",
+                    sc.version
+                ),
             ));
         }
         Ok(sc)
@@ -427,7 +439,10 @@ mod tests {
     #[test]
     fn defaults_are_left_out() {
         let sc = Scenario::default();
-        assert_eq!(sc.to_compact_json(), r#"{"version":1,"job":{"operator":"window_join"},"streams":[]}"#);
+        assert_eq!(
+            sc.to_compact_json(),
+            r#"{"version":1,"job":{"operator":"window_join"},"streams":[]}"#
+        );
         let back = Scenario::from_json(&sc.to_compact_json()).unwrap();
         assert_eq!(back, sc);
     }
@@ -443,7 +458,10 @@ mod tests {
 
     #[test]
     fn human_durations() {
-        let sc = Scenario::from_json(r#"{"job":{"operator":"interval_join","interval":{"lower":"-5ms","upper":"1h"}}}"#).unwrap();
+        let sc = Scenario::from_json(
+            r#"{"job":{"operator":"interval_join","interval":{"lower":"-5ms","upper":"1h"}}}"#,
+        )
+        .unwrap();
         assert_eq!(sc.job.interval.lower, Millis(-5));
         assert_eq!(sc.job.interval.upper, Millis(3_600_000));
     }

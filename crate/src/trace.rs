@@ -15,9 +15,20 @@ use serde::Serialize;
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Cause {
     /// A data row arrived at an assigner subtask.
-    Row { row: RowId, stream: Side, assigner: u32, processing_time: i64 },
+    Row {
+        row: RowId,
+        stream: Side,
+        assigner: u32,
+        processing_time: i64,
+    },
     /// A `WM <time>` row arrived at an assigner subtask.
-    WatermarkRow { stream: Side, line: u32, assigner: u32, value: i64, processing_time: i64 },
+    WatermarkRow {
+        stream: Side,
+        line: u32,
+        assigner: u32,
+        value: i64,
+        processing_time: i64,
+    },
     /// The periodic watermark timer of the assigners fired (simulated processing time).
     PeriodicEmit { processing_time: i64 },
     /// Processing-time timers of the operator fired.
@@ -31,24 +42,78 @@ pub enum Cause {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// keyBy routing of a row: key → key group → operator subtask (or forward for a split).
-    Route { row: RowId, key: Option<KeyId>, key_group: Option<KeyGroup>, subtask: SubtaskIndex },
+    Route {
+        row: RowId,
+        key: Option<KeyId>,
+        key_group: Option<KeyGroup>,
+        subtask: SubtaskIndex,
+    },
     /// An assigner subtask forwarded a new watermark (`from_row`: the row that set its max ts).
-    AssignerWatermark { stream: Side, assigner: u32, watermark: Watermark, from_row: Option<RowId> },
+    AssignerWatermark {
+        stream: Side,
+        assigner: u32,
+        watermark: Watermark,
+        from_row: Option<RowId>,
+    },
     /// An assigner subtask's watermark candidate was not forwarded (not strictly greater).
-    AssignerHeld { stream: Side, assigner: u32, candidate: Watermark, last: Watermark },
+    AssignerHeld {
+        stream: Side,
+        assigner: u32,
+        candidate: Watermark,
+        last: Watermark,
+    },
     /// An assigner subtask went idle (`WatermarkStatus.IDLE`) or active again.
-    AssignerStatus { stream: Side, assigner: u32, idle: bool },
+    AssignerStatus {
+        stream: Side,
+        assigner: u32,
+        idle: bool,
+    },
     /// An operator subtask's input channel received a watermark.
-    ChannelWatermark { subtask: SubtaskIndex, stream: Side, assigner: u32, watermark: Watermark },
+    ChannelWatermark {
+        subtask: SubtaskIndex,
+        stream: Side,
+        assigner: u32,
+        watermark: Watermark,
+    },
     /// An operator subtask's (combined) watermark advanced; timers up to it fire first.
-    OperatorWatermark { subtask: SubtaskIndex, watermark: Watermark, output: Watermark },
-    TimerRegistered { subtask: SubtaskIndex, key: KeyId, timestamp: i64, what: String, processing: bool },
-    TimerDeleted { subtask: SubtaskIndex, key: KeyId, timestamp: i64, what: String, processing: bool },
-    TimerFired { subtask: SubtaskIndex, key: KeyId, timestamp: i64, what: String, processing: bool },
+    OperatorWatermark {
+        subtask: SubtaskIndex,
+        watermark: Watermark,
+        output: Watermark,
+    },
+    TimerRegistered {
+        subtask: SubtaskIndex,
+        key: KeyId,
+        timestamp: i64,
+        what: String,
+        processing: bool,
+    },
+    TimerDeleted {
+        subtask: SubtaskIndex,
+        key: KeyId,
+        timestamp: i64,
+        what: String,
+        processing: bool,
+    },
+    TimerFired {
+        subtask: SubtaskIndex,
+        key: KeyId,
+        timestamp: i64,
+        what: String,
+        processing: bool,
+    },
     /// A row was added to an operator's state.
-    Buffered { subtask: SubtaskIndex, row: RowId, what: String },
+    Buffered {
+        subtask: SubtaskIndex,
+        row: RowId,
+        what: String,
+    },
     /// Rows were removed from an operator's state.
-    Cleared { subtask: SubtaskIndex, rows: Vec<RowId>, what: String },
+    Cleared {
+        subtask: SubtaskIndex,
+        rows: Vec<RowId>,
+        what: String,
+    },
     /// `outputs[index]` was emitted.
     Output { index: usize },
     /// `windows[index]` (a window aggregation result) was emitted.
@@ -89,6 +154,9 @@ pub struct StateEntry {
     /// What the entry is, in words ("ts 9", "window [0, 10000)").
     pub scope: String,
     pub rows: Vec<RowId>,
+    /// The window `[start, end)`, for window state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<[i64; 2]>,
 }
 
 /// A pending timer.

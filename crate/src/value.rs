@@ -169,7 +169,8 @@ pub fn infer_type<'a>(values: impl Iterator<Item = &'a str>) -> ColumnType {
         any = true;
         int &= v.parse::<i32>().is_ok();
         long &= v.parse::<i64>().is_ok();
-        double &= v.parse::<f64>().map(f64::is_finite).unwrap_or(false) && !v.contains(['i', 'n', 'N', 'I']);
+        double &= v.parse::<f64>().map(f64::is_finite).unwrap_or(false)
+            && !v.contains(['i', 'n', 'N', 'I']);
         boolean &= v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("false");
     }
     if !any {

@@ -61,7 +61,9 @@ fn windows_of(plan: &Plan, ts: i64) -> Vec<(i64, i64)> {
     let slide = match w.kind {
         WindowKind::Tumbling => size,
         WindowKind::Sliding => w.slide.map(|s| s.0).unwrap_or(size).max(1),
-        WindowKind::Session => return vec![(ts, ts.saturating_add(w.gap.map(|g| g.0).unwrap_or(0)))],
+        WindowKind::Session => {
+            return vec![(ts, ts.saturating_add(w.gap.map(|g| g.0).unwrap_or(0)))]
+        }
     };
     let offset = w.offset.0;
     let last = ts - (ts - offset).rem_euclid(slide);
@@ -112,9 +114,13 @@ pub fn verdicts(plan: &Plan, sink: &Sink, state_left: &[RowId]) -> Vec<Verdict> 
         buffered[id.0 as usize] = true;
     }
     // Rows of each stream by key, for "no partner" explanations.
-    let mut by_key: std::collections::HashMap<(Side, u32), Vec<RowId>> = std::collections::HashMap::new();
+    let mut by_key: std::collections::HashMap<(Side, u32), Vec<RowId>> =
+        std::collections::HashMap::new();
     for (i, r) in plan.rows.iter().enumerate() {
-        by_key.entry((r.stream, r.key.0)).or_default().push(RowId(i as u32));
+        by_key
+            .entry((r.stream, r.key.0))
+            .or_default()
+            .push(RowId(i as u32));
     }
     let op = plan.operator;
     let job = &plan.scenario.job;
@@ -186,11 +192,23 @@ pub fn verdicts(plan: &Plan, sink: &Sink, state_left: &[RowId]) -> Vec<Verdict> 
 }
 
 /// Why a row with same-key partners joined none of them.
-fn explain_no_match(plan: &Plan, id: RowId, partners: &[RowId], late: &[Option<usize>], other_name: &str) -> String {
+fn explain_no_match(
+    plan: &Plan,
+    id: RowId,
+    partners: &[RowId],
+    late: &[Option<usize>],
+    other_name: &str,
+) -> String {
     let r = plan.row(id);
     let t = ts_of(plan, id);
     let job = &plan.scenario.job;
-    let list = |v: &[RowId]| v.iter().take(4).map(|p| format!("{} (ts {})", row_label(plan, *p), ts_of(plan, *p))).collect::<Vec<_>>().join(", ");
+    let list = |v: &[RowId]| {
+        v.iter()
+            .take(4)
+            .map(|p| format!("{} (ts {})", row_label(plan, *p), ts_of(plan, *p)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     match plan.operator {
         OperatorKind::IntervalJoin | OperatorKind::SqlIntervalJoin => {
             // The range of partner timestamps that match this row.
@@ -215,13 +233,24 @@ fn explain_no_match(plan: &Plan, id: RowId, partners: &[RowId], late: &[Option<u
                     (t.saturating_add(lo), t.saturating_add(hi))
                 }
             };
-            let in_range: Vec<RowId> = partners.iter().copied().filter(|p| (lo..=hi).contains(&ts_of(plan, *p))).collect();
+            let in_range: Vec<RowId> = partners
+                .iter()
+                .copied()
+                .filter(|p| (lo..=hi).contains(&ts_of(plan, *p)))
+                .collect();
             if in_range.is_empty() {
                 return format!("{other_name} rows with this key ({}) are all outside [{lo}, {hi}], the range that matches ts {t}", list(partners));
             }
-            let alive: Vec<RowId> = in_range.iter().copied().filter(|p| late[p.0 as usize].is_none()).collect();
+            let alive: Vec<RowId> = in_range
+                .iter()
+                .copied()
+                .filter(|p| late[p.0 as usize].is_none())
+                .collect();
             if alive.is_empty() {
-                return format!("its partners in [{lo}, {hi}] ({}) were late", list(&in_range));
+                return format!(
+                    "its partners in [{lo}, {hi}] ({}) were late",
+                    list(&in_range)
+                );
             }
             format!(
                 "its partners in [{lo}, {hi}] ({}) and it were never in state together: one had already been cleaned up when the other arrived (the watermark had passed its cleanup time)",
@@ -230,18 +259,36 @@ fn explain_no_match(plan: &Plan, id: RowId, partners: &[RowId], late: &[Option<u
         }
         OperatorKind::WindowJoin => {
             let mine = windows_of(plan, t);
-            let ws = mine.iter().map(|(s, e)| format!("[{s}, {e})")).collect::<Vec<_>>().join(", ");
+            let ws = mine
+                .iter()
+                .map(|(s, e)| format!("[{s}, {e})"))
+                .collect::<Vec<_>>()
+                .join(", ");
             if job.window.kind == WindowKind::Session {
-                return format!("no {other_name} row with this key fell in its session ({})", list(partners));
+                return format!(
+                    "no {other_name} row with this key fell in its session ({})",
+                    list(partners)
+                );
             }
-            let shared: Vec<RowId> = partners.iter().copied().filter(|p| windows_of(plan, ts_of(plan, *p)).iter().any(|w| mine.contains(w))).collect();
+            let shared: Vec<RowId> = partners
+                .iter()
+                .copied()
+                .filter(|p| {
+                    windows_of(plan, ts_of(plan, *p))
+                        .iter()
+                        .any(|w| mine.contains(w))
+                })
+                .collect();
             if shared.is_empty() {
                 format!("its window {ws} had no {other_name} row with this key; they fell in other windows: {}", list(partners))
             } else {
                 format!("its window partners ({}) were late", list(&shared))
             }
         }
-        OperatorKind::RegularJoin => format!("its {other_name} partners were retracted ({})", list(partners)),
+        OperatorKind::RegularJoin => format!(
+            "its {other_name} partners were retracted ({})",
+            list(partners)
+        ),
         _ => String::new(),
     }
 }

@@ -25,7 +25,10 @@ fn to_js<T: Serialize>(v: &T) -> JsValue {
 }
 
 fn error(e: &Error) -> JsValue {
-    to_js(&ErrorOut { error: e, message: e.to_string() })
+    to_js(&ErrorOut {
+        error: e,
+        message: e.to_string(),
+    })
 }
 
 /// Runs a scenario (JSON text). With `trace`, the result holds rows, keys and the trace.
@@ -41,7 +44,11 @@ pub fn run(scenario_json: &str, trace: bool) -> JsValue {
 /// (ask for the state at a step with [`state_at`] instead: the trace stays small).
 #[wasm_bindgen]
 pub fn run_traced(scenario_json: &str, snapshots: bool) -> JsValue {
-    let opts = crate::sim::RunOptions { trace: true, snapshots, stop_after: None };
+    let opts = crate::sim::RunOptions {
+        trace: true,
+        snapshots,
+        stop_after: None,
+    };
     match Scenario::from_json(scenario_json).and_then(|sc| crate::run_with(&sc, &opts)) {
         Ok(r) => to_js(&r),
         Err(e) => error(&e),
@@ -62,7 +69,11 @@ pub fn state_at(scenario_json: &str, step: usize) -> JsValue {
 pub fn run_to_json(scenario_json: &str, trace: bool) -> String {
     match crate::run_json(scenario_json, trace) {
         Ok(r) => serde_json::to_string(&r).unwrap_or_default(),
-        Err(e) => serde_json::to_string(&ErrorOut { error: &e, message: e.to_string() }).unwrap_or_default(),
+        Err(e) => serde_json::to_string(&ErrorOut {
+            error: &e,
+            message: e.to_string(),
+        })
+        .unwrap_or_default(),
     }
 }
 

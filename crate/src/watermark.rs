@@ -61,7 +61,9 @@ impl Assigner {
         let m = self.max_ts?;
         let w = match self.cfg.strategy {
             // maxTs - delay - 1 (`BoundedOutOfOrdernessWatermarks.onPeriodicEmit`).
-            Strategy::Bounded | Strategy::Monotonous => m.saturating_sub(self.cfg.delay).saturating_sub(1),
+            Strategy::Bounded | Strategy::Monotonous => {
+                m.saturating_sub(self.cfg.delay).saturating_sub(1)
+            }
             // maxTs - delay (`BoundedOutOfOrdernessTimestampExtractor.getCurrentWatermark`).
             Strategy::Legacy => m.saturating_sub(self.cfg.delay),
             Strategy::Punctuated | Strategy::None => return None,
@@ -149,7 +151,10 @@ impl Assigner {
     /// The next processing time (a multiple of the interval, after `now`) at which a periodic
     /// emit could change anything, so idle stretches of simulated time can be skipped.
     pub fn next_interesting_tick(&self, now: i64, interval: i64) -> Option<i64> {
-        let next = now.div_euclid(interval).saturating_add(1).saturating_mul(interval);
+        let next = now
+            .div_euclid(interval)
+            .saturating_add(1)
+            .saturating_mul(interval);
         let emit_pending = self.current().is_some_and(|w| w > self.last_emitted);
         match self.cfg.idle_timeout {
             _ if emit_pending => Some(next),
@@ -164,7 +169,10 @@ impl Assigner {
                 // Idle at the first tick strictly after start + timeout.
                 let start = self.inactivity_start.unwrap_or(now);
                 let due = start.saturating_add(timeout);
-                let t = due.div_euclid(interval).saturating_add(1).saturating_mul(interval);
+                let t = due
+                    .div_euclid(interval)
+                    .saturating_add(1)
+                    .saturating_mul(interval);
                 Some(t.max(next))
             }
         }
@@ -207,7 +215,14 @@ pub enum ValveOutput {
 impl Valve {
     pub fn new(channels: usize) -> Valve {
         Valve {
-            channels: vec![Channel { watermark: Watermark::MIN, active: true, aligned: true }; channels],
+            channels: vec![
+                Channel {
+                    watermark: Watermark::MIN,
+                    active: true,
+                    aligned: true
+                };
+                channels
+            ],
             last_output: Watermark::MIN,
             active: true,
         }
@@ -234,7 +249,11 @@ impl Valve {
     }
 
     fn min_aligned(&self) -> Option<Watermark> {
-        self.channels.iter().filter(|c| c.active && c.aligned).map(|c| c.watermark).min()
+        self.channels
+            .iter()
+            .filter(|c| c.active && c.aligned)
+            .map(|c| c.watermark)
+            .min()
     }
 
     /// `inputWatermark(watermark, channelIndex)`.
@@ -272,7 +291,12 @@ impl Valve {
             if !any_active {
                 if was_min {
                     // The last channel went idle: flush the max over all channels.
-                    let max = self.channels.iter().map(|c| c.watermark).max().unwrap_or(Watermark::MIN);
+                    let max = self
+                        .channels
+                        .iter()
+                        .map(|c| c.watermark)
+                        .max()
+                        .unwrap_or(Watermark::MIN);
                     if max > self.last_output {
                         self.last_output = max;
                         out.push(ValveOutput::Watermark(max));
@@ -308,7 +332,11 @@ pub struct Combined {
 
 impl Default for Combined {
     fn default() -> Self {
-        Combined { inputs: [(Watermark::MIN, false); 2], combined: Watermark::MIN, idle: false }
+        Combined {
+            inputs: [(Watermark::MIN, false); 2],
+            combined: Watermark::MIN,
+            idle: false,
+        }
     }
 }
 
@@ -316,7 +344,11 @@ impl Combined {
     fn recompute(&self) -> Watermark {
         let active: Vec<Watermark> = self.inputs.iter().filter(|i| !i.1).map(|i| i.0).collect();
         if active.is_empty() {
-            self.inputs.iter().map(|i| i.0).max().unwrap_or(Watermark::MIN)
+            self.inputs
+                .iter()
+                .map(|i| i.0)
+                .max()
+                .unwrap_or(Watermark::MIN)
         } else {
             active.into_iter().min().unwrap_or(Watermark::MIN)
         }
@@ -369,8 +401,20 @@ impl Combined {
 mod tests {
     use super::*;
 
-    fn cfg(strategy: Strategy, delay: i64, per_event: bool, interval: i64, idle: Option<i64>) -> GeneratorConfig {
-        GeneratorConfig { strategy, delay, per_event, interval, idle_timeout: idle }
+    fn cfg(
+        strategy: Strategy,
+        delay: i64,
+        per_event: bool,
+        interval: i64,
+        idle: Option<i64>,
+    ) -> GeneratorConfig {
+        GeneratorConfig {
+            strategy,
+            delay,
+            per_event,
+            interval,
+            idle_timeout: idle,
+        }
     }
 
     #[test]
@@ -392,7 +436,13 @@ mod tests {
         a.on_event(Some(5), &mut out);
         a.on_event(Some(10), &mut out);
         a.on_event(Some(11), &mut out);
-        assert_eq!(out, vec![Emission::Watermark(Watermark(9)), Emission::Watermark(Watermark(10))]);
+        assert_eq!(
+            out,
+            vec![
+                Emission::Watermark(Watermark(9)),
+                Emission::Watermark(Watermark(10))
+            ]
+        );
     }
 
     #[test]
@@ -408,7 +458,10 @@ mod tests {
         assert!(!a.idle);
         a.on_periodic(500, &mut out); // 300 > 250
         assert!(a.idle);
-        assert_eq!(out, vec![Emission::Watermark(Watermark(999)), Emission::Idle]);
+        assert_eq!(
+            out,
+            vec![Emission::Watermark(Watermark(999)), Emission::Idle]
+        );
         // A record that does not raise the watermark leaves the status idle.
         a.on_event(Some(500), &mut out);
         a.on_periodic(600, &mut out);
@@ -416,7 +469,10 @@ mod tests {
         a.on_event(Some(2000), &mut out);
         a.on_periodic(700, &mut out);
         assert!(!a.idle);
-        assert_eq!(&out[2..], &[Emission::Active, Emission::Watermark(Watermark(1999))]);
+        assert_eq!(
+            &out[2..],
+            &[Emission::Active, Emission::Watermark(Watermark(1999))]
+        );
     }
 
     #[test]

@@ -4,6 +4,9 @@
 //! joinlab run FILE [--json] [--trace]   print outputs, late rows, side outputs, watermarks
 //! joinlab bless FILE...                 write FILE's expected output beside it (NAME.expected.json)
 //! joinlab check FILE...                 compare each scenario with its expected output
+//! joinlab export FILE --flink-java|--flink-sql [--class NAME] [--data]   print a runnable Flink job
+//!                                       (--data: only its rows and events, for `--data FILE`)
+//! joinlab gen --seed S --count N --out DIR   write N random scenarios (conformance suite)
 //! ```
 
 use joinlab::result::{RowRef, RunResult};
@@ -14,7 +17,9 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   joinlab run FILE [--json] [--trace]
   joinlab bless FILE...
-  joinlab check FILE...";
+  joinlab check FILE...
+  joinlab export FILE --flink-java|--flink-sql [--class NAME]
+  joinlab gen --seed S --count N --out DIR";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -22,10 +27,23 @@ fn main() -> ExitCode {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
-    let flags: Vec<&str> = args[1..].iter().filter(|a| a.starts_with("--")).map(String::as_str).collect();
-    let files: Vec<&str> = args[1..].iter().filter(|a| !a.starts_with("--")).map(String::as_str).collect();
+    let flags: Vec<&str> = args[1..]
+        .iter()
+        .filter(|a| a.starts_with("--"))
+        .map(String::as_str)
+        .collect();
+    let files: Vec<&str> = args[1..]
+        .iter()
+        .filter(|a| !a.starts_with("--"))
+        .map(String::as_str)
+        .collect();
     let result = match cmd.as_str() {
-        "run" if files.len() == 1 => run(files[0], flags.contains(&"--json"), flags.contains(&"--trace")),
+        "export" | "gen" => export_cmd(cmd, &args[1..]),
+        "run" if files.len() == 1 => run(
+            files[0],
+            flags.contains(&"--json"),
+            flags.contains(&"--trace"),
+        ),
         "bless" if !files.is_empty() => files.iter().try_for_each(|f| bless(f)),
         "check" if !files.is_empty() => check(&files),
         "help" | "--help" | "-h" => {
@@ -59,7 +77,10 @@ fn execute(file: &str, trace: bool) -> Result<RunResult, String> {
 /// The path of a scenario's golden file: `NAME.json` → `NAME.expected.json`.
 fn expected_path(file: &str) -> PathBuf {
     let p = Path::new(file);
-    let stem = p.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+    let stem = p
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
     p.with_file_name(format!("{stem}.expected.json"))
 }
 
@@ -85,7 +106,8 @@ fn check(files: &[&str]) -> Result<(), String> {
     let mut failed = Vec::new();
     let mut passed = 0;
     for f in files.iter().filter(|f| !f.ends_with(".expected.json")) {
-        let want = std::fs::read_to_string(expected_path(f)).map_err(|e| format!("{}: {e}", expected_path(f).display()))?;
+        let want = std::fs::read_to_string(expected_path(f))
+            .map_err(|e| format!("{}: {e}", expected_path(f).display()))?;
         let got = golden(&execute(f, false)?);
         if got == want {
             passed += 1;
@@ -97,7 +119,10 @@ fn check(files: &[&str]) -> Result<(), String> {
     if failed.is_empty() {
         Ok(())
     } else {
-        Err(format!("differs from its expected output: {}", failed.join(", ")))
+        Err(format!(
+            "differs from its expected output: {}",
+            failed.join(", ")
+        ))
     }
 }
 
@@ -114,7 +139,16 @@ fn run(file: &str, json: bool, trace: bool) -> Result<(), String> {
 fn row_text(r: &Option<RowRef>) -> String {
     match r {
         None => "null".into(),
-        Some(r) => format!("{}:{} ({})", r.stream, r.line, r.values.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")),
+        Some(r) => format!(
+            "{}:{} ({})",
+            r.stream,
+            r.line,
+            r.values
+                .iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 
@@ -127,24 +161,50 @@ fn render(r: &RunResult) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let sql = r.operator.is_sql();
-    let _ = writeln!(s, "{:?}, parallelism {} (max parallelism {})", r.operator, r.parallelism, r.max_parallelism);
+    let _ = writeln!(
+        s,
+        "{:?}, parallelism {} (max parallelism {})",
+        r.operator, r.parallelism, r.max_parallelism
+    );
     for w in &r.warnings {
         let _ = writeln!(s, "warning: {w}");
     }
     if !r.outputs.is_empty() || r.windows.is_empty() {
         let _ = writeln!(s, "\noutputs ({}):", r.outputs.len());
         for o in &r.outputs {
-            let kind = if sql { format!("{} ", o.kind.short()) } else { String::new() };
-            let win = o.window.map(|[a, b]| format!("  window [{a}, {b})")).unwrap_or_default();
-            let _ = writeln!(s, "  {kind}{}  |  {}  ts={} subtask={}{win}", row_text(&o.left), row_text(&o.right), opt(o.timestamp), o.subtask.0);
+            let kind = if sql {
+                format!("{} ", o.kind.short())
+            } else {
+                String::new()
+            };
+            let win = o
+                .window
+                .map(|[a, b]| format!("  window [{a}, {b})"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                s,
+                "  {kind}{}  |  {}  ts={} subtask={}{win}",
+                row_text(&o.left),
+                row_text(&o.right),
+                opt(o.timestamp),
+                o.subtask.0
+            );
         }
     }
     if !r.windows.is_empty() {
         let _ = writeln!(s, "\nwindows ({}):", r.windows.len());
         for w in &r.windows {
             let sum = w.sum.map(|v| format!(" sum={v}")).unwrap_or_default();
-            let fire = if w.firing > 1 { format!(" (firing {})", w.firing) } else { String::new() };
-            let _ = writeln!(s, "  key={} [{}, {}) count={}{sum} ts={} subtask={}{fire}", w.key, w.start, w.end, w.count, w.timestamp, w.subtask.0);
+            let fire = if w.firing > 1 {
+                format!(" (firing {})", w.firing)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                s,
+                "  key={} [{}, {}) count={}{sum} ts={} subtask={}{fire}",
+                w.key, w.start, w.end, w.count, w.timestamp, w.subtask.0
+            );
         }
     }
     let _ = writeln!(s, "\nlate ({}):", r.late.len());
@@ -154,7 +214,13 @@ fn render(r: &RunResult) -> String {
     for (tag, rows) in &r.side_outputs {
         let _ = writeln!(s, "\nside output {tag:?} ({}):", rows.len());
         for x in rows {
-            let _ = writeln!(s, "  {}  ts={} subtask={}", row_text(&Some(x.row.clone())), opt(x.timestamp), x.subtask.0);
+            let _ = writeln!(
+                s,
+                "  {}  ts={} subtask={}",
+                row_text(&Some(x.row.clone())),
+                opt(x.timestamp),
+                x.subtask.0
+            );
         }
     }
     let _ = writeln!(s, "\nwatermarks:");
@@ -165,12 +231,81 @@ fn render(r: &RunResult) -> String {
         let _ = writeln!(s, "\nstate left at the end:");
         for st in &r.final_state {
             for e in &st.entries {
-                let _ = writeln!(s, "  subtask {} key#{} {}: {} row(s)", st.subtask.0, e.key.0, e.scope, e.rows.len());
+                let _ = writeln!(
+                    s,
+                    "  subtask {} key#{} {}: {} row(s)",
+                    st.subtask.0,
+                    e.key.0,
+                    e.scope,
+                    e.rows.len()
+                );
             }
             for t in &st.timers {
-                let _ = writeln!(s, "  subtask {} timer at {} ({})", st.subtask.0, t.timestamp, t.what);
+                let _ = writeln!(
+                    s,
+                    "  subtask {} timer at {} ({})",
+                    st.subtask.0, t.timestamp, t.what
+                );
             }
         }
     }
     s
+}
+
+/// `export` and `gen` (the conformance suite's commands; see `joinlab::export`).
+fn export_cmd(cmd: &str, args: &[String]) -> Result<(), String> {
+    use joinlab::export::{self, ExportKind};
+    let value = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    if cmd == "gen" {
+        let num = |name: &str| -> Result<u64, String> {
+            value(name)
+                .ok_or(format!("gen needs {name} N"))?
+                .parse()
+                .map_err(|_| format!("{name} needs a number"))
+        };
+        let (seed, count) = (num("--seed")?, num("--count")?);
+        let dir = value("--out").ok_or("gen needs --out DIR")?;
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{dir}: {e}"))?;
+        for i in 0..count as usize {
+            let sc = export::gen::scenario(seed, i);
+            let path = Path::new(&dir).join(format!("random-{seed}-{i:04}.json"));
+            std::fs::write(&path, sc.to_pretty_json() + "\n")
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        println!("wrote {count} scenarios to {dir}");
+        return Ok(());
+    }
+    let kind = if args.iter().any(|a| a == "--flink-sql") {
+        ExportKind::FlinkSql
+    } else if args.iter().any(|a| a == "--flink-java") {
+        ExportKind::FlinkJava
+    } else {
+        return Err("export needs --flink-java or --flink-sql".into());
+    };
+    let class = value("--class").unwrap_or_else(|| "JoinlabJob".into());
+    let file = args
+        .iter()
+        .enumerate()
+        .find(|(i, a)| !a.starts_with("--") && (*i == 0 || args[i - 1] != "--class"))
+        .map(|(_, a)| a.clone())
+        .ok_or("export needs a FILE")?;
+    let sc = load(&file)?;
+    if args.iter().any(|a| a == "--data") {
+        print!(
+            "{}",
+            export::export_data(&sc).map_err(|e| format!("{file}: {e}"))?
+        );
+        return Ok(());
+    }
+    let java = export::export_named(&sc, kind, &class).map_err(|e| format!("{file}: {e}"))?;
+    if let Some(why) = export::conformance_exclusion(&sc) {
+        eprintln!("excluded from conformance: {why}");
+    }
+    print!("{java}");
+    Ok(())
 }

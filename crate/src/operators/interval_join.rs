@@ -47,6 +47,7 @@
 //! scan, which is exact by construction.
 
 use super::{Ctx, LateRule, Operator};
+use crate::fasthash::FxBuild;
 use crate::javahash::long_hash;
 use crate::javamap::JavaHashMap;
 use crate::parse::{RowKind, Side};
@@ -55,7 +56,6 @@ use crate::plan::{KeyId, Plan, RowId};
 use crate::timers::Timer;
 use crate::trace::StateEntry;
 use std::collections::{BTreeSet, HashMap};
-use crate::fasthash::FxBuild;
 
 /// A buffer with more timestamps than this keeps an ordered index of them.
 pub const INDEX_MIN: usize = 32;
@@ -343,6 +343,7 @@ impl Operator for IntervalJoin {
                         side: Some(side),
                         scope: format!("ts {ts}"),
                         rows: rows.as_slice().to_vec(),
+                        window: None,
                     });
                 }
             }

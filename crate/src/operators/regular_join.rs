@@ -317,6 +317,7 @@ impl Operator for RegularJoin {
                         side: Some(side),
                         scope,
                         rows: e.rows.clone(),
+                        window: None,
                     });
                 }
             }

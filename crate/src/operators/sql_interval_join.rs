@@ -29,6 +29,7 @@
 //! - every output is `+I` and carries no timestamp (SQL results after `toChangelogStream`).
 
 use super::{Ctx, Operator};
+use crate::fasthash::FxBuild;
 use crate::javamap::JavaHashMap;
 use crate::parse::{RowKind, Side};
 use crate::partition::SubtaskIndex;
@@ -37,7 +38,6 @@ use crate::scenario::{JoinType, TimeKind};
 use crate::timers::Timer;
 use crate::trace::StateEntry;
 use std::collections::HashMap;
-use crate::fasthash::FxBuild;
 
 /// One side's cache of one key: `MapState<Long, List<Tuple2<RowData, Boolean>>>`, the flag
 /// telling whether the row has joined (and been emitted) at least once.
@@ -463,6 +463,7 @@ impl Operator for SqlIntervalJoin {
                             side: Some(side),
                             scope,
                             rows: group,
+                            window: None,
                         });
                     }
                 }

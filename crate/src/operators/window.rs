@@ -740,6 +740,7 @@ impl Operator for WindowOperator {
                             side: None,
                             scope,
                             rows,
+                            window: Some([w.start, w.end]),
                         },
                     ));
                 }
@@ -754,6 +755,7 @@ impl Operator for WindowOperator {
                         side: None,
                         scope: format!("window {w}"),
                         rows: st.rows.clone(),
+                        window: Some([w.start, w.end]),
                     },
                 ));
             }
