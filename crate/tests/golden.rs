@@ -12,7 +12,10 @@ fn gallery_matches_golden_files() {
     let mut files: Vec<PathBuf> = std::fs::read_dir(scenarios_dir())
         .expect("scenarios/ exists")
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json") && !p.to_string_lossy().ends_with(".expected.json"))
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == "json")
+                && !p.to_string_lossy().ends_with(".expected.json")
+        })
         .collect();
     files.sort();
     assert!(!files.is_empty(), "no scenarios found");
@@ -35,13 +38,24 @@ fn gallery_matches_golden_files() {
         match std::fs::read_to_string(&expected) {
             Ok(want) if want == got => {}
             Ok(want) => {
-                let line = want.lines().zip(got.lines()).position(|(a, b)| a != b).map(|i| i + 1).unwrap_or(want.lines().count().min(got.lines().count()) + 1);
+                let line = want
+                    .lines()
+                    .zip(got.lines())
+                    .position(|(a, b)| a != b)
+                    .map(|i| i + 1)
+                    .unwrap_or(want.lines().count().min(got.lines().count()) + 1);
                 failures.push(format!("{}: differs from {} (first difference at line {line}); run `bash scripts/bless.sh` and review `git diff scenarios/`", f.display(), expected.display()));
             }
             Err(_) => failures.push(format!("{}: missing {}", f.display(), expected.display())),
         }
     }
-    assert!(failures.is_empty(), "{} of {} scenarios failed:\n{}", failures.len(), files.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} scenarios failed:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -52,8 +66,12 @@ fn every_gallery_scenario_has_title_and_description() {
         if !name.ends_with(".json") || name.ends_with(".expected.json") {
             continue;
         }
-        let sc = joinlab::scenario::Scenario::from_json(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        let sc =
+            joinlab::scenario::Scenario::from_json(&std::fs::read_to_string(&p).unwrap()).unwrap();
         assert!(!sc.title.trim().is_empty(), "{name} has no title");
-        assert!(sc.description.trim().len() > 40, "{name} needs a description that explains it");
+        assert!(
+            sc.description.trim().len() > 40,
+            "{name} needs a description that explains it"
+        );
     }
 }

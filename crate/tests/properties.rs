@@ -29,7 +29,14 @@ fn stream(name: &str, rows: &[Row], p: u32) -> J {
 }
 
 fn rows_strategy() -> impl Strategy<Value = Vec<Row>> {
-    prop::collection::vec((0u8..4, 0i64..60, prop::option::of(0u32..8)).prop_map(|(key, ts, subtask)| Row { key, ts, subtask }), 0..14)
+    prop::collection::vec(
+        (0u8..4, 0i64..60, prop::option::of(0u32..8)).prop_map(|(key, ts, subtask)| Row {
+            key,
+            ts,
+            subtask,
+        }),
+        0..14,
+    )
 }
 
 fn run(sc: &J, trace: bool) -> RunResult {
@@ -38,7 +45,16 @@ fn run(sc: &J, trace: bool) -> RunResult {
 
 /// Output pairs as (left line, right line) multiset.
 fn pairs(r: &RunResult) -> Vec<(Option<u32>, Option<u32>)> {
-    let mut v: Vec<_> = r.outputs.iter().map(|o| (o.left.as_ref().map(|x| x.line), o.right.as_ref().map(|x| x.line))).collect();
+    let mut v: Vec<_> = r
+        .outputs
+        .iter()
+        .map(|o| {
+            (
+                o.left.as_ref().map(|x| x.line),
+                o.right.as_ref().map(|x| x.line),
+            )
+        })
+        .collect();
     v.sort();
     v
 }
@@ -54,14 +70,27 @@ fn check_monotonic(r: &RunResult) {
     for step in r.trace.as_ref().expect("trace") {
         for e in &step.events {
             match e {
-                Event::OperatorWatermark { subtask, watermark, .. } => {
+                Event::OperatorWatermark {
+                    subtask, watermark, ..
+                } => {
                     if let Some(prev) = op.insert(subtask.0, *watermark) {
-                        assert!(*watermark > prev, "operator watermark went from {prev} to {watermark}");
+                        assert!(
+                            *watermark > prev,
+                            "operator watermark went from {prev} to {watermark}"
+                        );
                     }
                 }
-                Event::AssignerWatermark { stream, assigner, watermark, .. } => {
+                Event::AssignerWatermark {
+                    stream,
+                    assigner,
+                    watermark,
+                    ..
+                } => {
                     if let Some(prev) = asg.insert((stream.index() as u8, *assigner), *watermark) {
-                        assert!(*watermark > prev, "assigner watermark went from {prev} to {watermark}");
+                        assert!(
+                            *watermark > prev,
+                            "assigner watermark went from {prev} to {watermark}"
+                        );
                     }
                 }
                 _ => {}

@@ -44,15 +44,17 @@ export function fill(el, ...children) {
 }
 
 /** A table with text cells. `rows` are arrays of strings (or Nodes); `rowAttrs(i)` adds attributes. */
-export function table(headers, rows, { className = 'grid', rowAttrs } = {}) {
+export function table(headers, rows, { className = 'grid', rowAttrs, wordsColumn = -1 } = {}) {
   const thead = h('thead', null, h('tr', null, headers.map((x) => h('th', { scope: 'col' }, x))));
   const tbody = document.createElement('tbody');
   const frag = document.createDocumentFragment();
   rows.forEach((cells, i) => {
     const tr = document.createElement('tr');
     if (rowAttrs) setAttrs(tr, rowAttrs(i));
-    for (const c of cells) {
+    for (let j = 0; j < cells.length; j++) {
+      const c = cells[j];
       const td = document.createElement('td');
+      if (j === wordsColumn) td.className = 'words';
       if (c instanceof Node) td.appendChild(c);
       else td.textContent = c;
       tr.appendChild(td);
@@ -61,4 +63,63 @@ export function table(headers, rows, { className = 'grid', rowAttrs } = {}) {
   });
   tbody.appendChild(frag);
   return h('table', { class: className }, thead, tbody);
+}
+
+function fillRow(tr, cells, wordsColumn) {
+  for (let j = 0; j < cells.length; j++) {
+    const c = cells[j];
+    const td = document.createElement('td');
+    if (j === wordsColumn) td.className = 'words';
+    if (c instanceof Node) td.appendChild(c);
+    else td.textContent = c;
+    tr.appendChild(td);
+  }
+}
+
+/**
+ * Shows `rows` in a table inside `container`, reusing the table already there: only cells whose
+ * text changed are touched (typing a row usually changes a few). Text cells only.
+ * `rowClass(i)` / `rowTitle(i)` give a row's class and tooltip.
+ */
+export function updateTable(container, headers, rows, { className = 'grid', rowClass, rowTitle, wordsColumn = -1 } = {}) {
+  let t = container.firstElementChild;
+  const key = headers.join('\u0001');
+  if (!t || t.tagName !== 'TABLE' || t.dataset.headers !== key || t.className !== className) {
+    t = table(headers, [], { className, wordsColumn });
+    t.dataset.headers = key;
+    container.replaceChildren(t);
+  }
+  const tbody = t.tBodies[0];
+  const trs = tbody.rows;
+  const keep = Math.min(trs.length, rows.length);
+  for (let i = 0; i < keep; i++) {
+    const tr = trs[i];
+    const cells = rows[i];
+    const tds = tr.cells;
+    if (tds.length !== cells.length) {
+      tr.replaceChildren();
+      fillRow(tr, cells, wordsColumn);
+    } else {
+      for (let j = 0; j < cells.length; j++) if (tds[j].textContent !== cells[j]) tds[j].textContent = cells[j];
+    }
+    const cls = rowClass ? rowClass(i) : '';
+    if (tr.className !== cls) tr.className = cls;
+    const title = rowTitle ? rowTitle(i) : '';
+    if ((tr.getAttribute('title') || '') !== title) title ? tr.setAttribute('title', title) : tr.removeAttribute('title');
+  }
+  while (trs.length > rows.length) tbody.deleteRow(trs.length - 1);
+  if (rows.length > keep) {
+    const frag = document.createDocumentFragment();
+    for (let i = keep; i < rows.length; i++) {
+      const tr = document.createElement('tr');
+      const cls = rowClass ? rowClass(i) : '';
+      if (cls) tr.className = cls;
+      const title = rowTitle ? rowTitle(i) : '';
+      if (title) tr.setAttribute('title', title);
+      fillRow(tr, rows[i], wordsColumn);
+      frag.appendChild(tr);
+    }
+    tbody.appendChild(frag);
+  }
+  return t;
 }

@@ -15,8 +15,24 @@ export function fmtValue(v, type) {
 }
 
 function columnsOf(result, streamName) {
-  const s = (result.streams || []).find((x) => x.name === streamName);
-  return s ? s.columns : [];
+  const streams = result.streams || [];
+  for (let i = 0; i < streams.length; i++) if (streams[i].name === streamName) return streams[i].columns;
+  return [];
+}
+
+// Per-result facts the cell formatters need, computed once per result.
+const facts = new WeakMap();
+function factsOf(result) {
+  let f = facts.get(result);
+  if (!f) {
+    f = {
+      sql: SQL_OPS.has(result.operator),
+      window: (result.outputs || []).some((o) => o.window),
+      sum: (result.windows || []).some((w) => w.sum !== undefined && w.sum !== null),
+    };
+    facts.set(result, f);
+  }
+  return f;
 }
 
 /** "clicks:3 (Alice, ./cart, 3000)" */
@@ -42,23 +58,25 @@ export function isSql(result) {
 
 /** Column headers of the output table for a result. */
 export function outputHeaders(result) {
+  const f = factsOf(result);
   const h = ['#'];
-  if (isSql(result)) h.push('kind');
+  if (f.sql) h.push('kind');
   h.push(result.operator === 'split' ? 'row' : 'left');
   if (result.operator !== 'split') h.push('right');
   h.push('timestamp', 'subtask');
-  if (result.outputs.some((o) => o.window)) h.push('window');
+  if (f.window) h.push('window');
   return h;
 }
 
 /** The cells of one output row, as text (same order as outputHeaders). */
 export function outputCells(o, i, result) {
+  const f = factsOf(result);
   const c = [String(i + 1)];
-  if (isSql(result)) c.push(o.kind);
+  if (f.sql) c.push(o.kind);
   c.push(fmtRowRef(o.left, result));
   if (result.operator !== 'split') c.push(fmtRowRef(o.right, result));
   c.push(fmtTs(o.timestamp), String(o.subtask));
-  if (result.outputs.some((x) => x.window)) c.push(fmtWindow(o.window));
+  if (f.window) c.push(fmtWindow(o.window));
   return c;
 }
 
@@ -82,13 +100,13 @@ export function sideCells(s, i, result) {
 
 export function windowHeaders(result) {
   const h = ['#', 'key', 'window', 'count'];
-  if (result.windows.some((w) => w.sum !== undefined && w.sum !== null)) h.push('sum');
+  if (factsOf(result).sum) h.push('sum');
   h.push('timestamp', 'subtask', 'firing', 'lines');
   return h;
 }
 export function windowCells(w, i, result) {
   const c = [String(i + 1), fmtValue(w.key), `[${w.start}, ${w.end})`, String(w.count)];
-  if (result.windows.some((x) => x.sum !== undefined && x.sum !== null)) c.push(w.sum === undefined || w.sum === null ? '' : fmtValue(w.sum, 'double'));
+  if (factsOf(result).sum) c.push(w.sum === undefined || w.sum === null ? '' : fmtValue(w.sum, 'double'));
   c.push(String(w.timestamp), String(w.subtask), String(w.firing), w.lines.join(', '));
   return c;
 }

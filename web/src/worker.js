@@ -1,17 +1,18 @@
 // The engine in a Web Worker: the same wasm module as the page, for large inputs.
-import init, { run } from '../pkg/joinlab.js';
+import init, * as wasm from '../pkg/joinlab.js';
+import { runWith } from './run-with.js';
 
 const ready = init();
 
 self.onmessage = async (ev) => {
-  const { id, json, trace } = ev.data;
+  const { id, json, trace, snapshots } = ev.data;
   self.postMessage({ id, type: 'phase', phase: 'loading the engine' });
   await ready;
   self.postMessage({ id, type: 'phase', phase: 'running the engine' });
   const t0 = performance.now();
   let result;
   try {
-    result = run(json, trace);
+    result = runWith(wasm, json, trace, snapshots);
   } catch (e) {
     result = { error: { kind: 'internal', message: String(e) }, message: `internal error in the engine: ${e}` };
   }

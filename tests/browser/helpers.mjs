@@ -1,0 +1,81 @@
+// Shared set-up of the browser tests: a static server over dist/ on a free localhost port and
+// Debian's Chromium driven by playwright-core (no browser download).
+import { chromium } from 'playwright-core';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../../scripts/serve.mjs';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const DIST = path.join(ROOT, 'dist');
+
+export const CHROMIUM = process.env.CHROMIUM || ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => fs.existsSync(p)) || '/usr/bin/chromium';
+
+export const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+export async function setup() {
+  if (!fs.existsSync(path.join(DIST, 'index.html'))) throw new Error('dist/ is missing: run `npm run build` first');
+  const server = await startServer({ root: DIST, port: 0 });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  return {
+    server,
+    browser,
+    base: server.url,
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
+}
+
+/**
+ * Opens a page; collects console errors and page errors, and fails on any request that leaves
+ * localhost (the page must make no external requests).
+ */
+export async function openPage(env, urlPath = '', { width = 1400, height = 1000 } = {}) {
+  const context = await env.browser.newContext({ viewport: { width, height } });
+  const page = await context.newPage();
+  const problems = [];
+  const external = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  await context.route('**/*', (route) => {
+    const u = new URL(route.request().url());
+    if (u.protocol === 'data:' || u.protocol === 'blob:' || u.hostname === 'localhost' || u.hostname === '127.0.0.1') return route.continue();
+    external.push(u.href);
+    return route.abort();
+  });
+  page.setDefaultTimeout(60000);
+  await page.goto(env.base + urlPath, { waitUntil: 'domcontentloaded' });
+  await page.waitForFunction(() => document.body.classList.contains('ready'), null, { timeout: 60000 });
+  return { page, context, problems, external };
+}
+
+/** The text of every cell of a panel's table: [[cell, ...], ...] (header excluded). */
+export async function tableCells(page, selector) {
+  return page.$$eval(`${selector} table tbody tr`, (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+}
+
+let built = false;
+/** Runs the native CLI: `joinlab run FILE --json` (built once with `cargo build --release`). */
+export function cliJson(file) {
+  if (!built) {
+    execFileSync('cargo', ['build', '-q', '--release', '--bin', 'joinlab'], { cwd: ROOT, stdio: 'inherit' });
+    built = true;
+  }
+  const bin = path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target'), 'release', process.platform === 'win32' ? 'joinlab.exe' : 'joinlab');
+  const out = execFileSync(bin, ['run', file, '--json'], { cwd: ROOT, maxBuffer: 256 * 1024 * 1024 });
+  return JSON.parse(out.toString('utf8'));
+}
+
+export function galleryFiles() {
+  const dir = path.join(ROOT, 'scenarios');
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json') && !f.endsWith('.expected.json'))
+    .sort()
+    .map((f) => path.join(dir, f));
+}

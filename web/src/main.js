@@ -1,0 +1,1083 @@
+// Joinlab playground: wires the editors and controls to the engine (wasm) and draws the result.
+
+import './style.css';
+import './timeline.css';
+import { h, fill } from './dom.js';
+import { loadEngine, wasm, runSync, durationError, WorkerRunner } from './engine.js';
+import { GALLERY, findScenario, defaultScenarioText } from './gallery.js';
+import { createRowsEditor } from './editor.js';
+import { buildControls, buildControl, controlSet, STREAM_WATERMARK_ITEMS, TWO_INPUTS, GROUPS } from './controls.js';
+import { columnNames } from './scenario-path.js';
+import { fmtDuration } from './format.js';
+import { encodeScenario, decodeScenario, decodePlain, locationParams, ShareError } from './share.js';
+import { checkExpected, expectedFrom } from './expected.js';
+import { renderOutputs, renderLate, renderSide, renderWindows, renderWatermarks, renderKeys, renderState, renderWarnings, renderVerdicts, setCount } from './panels.js';
+import { renderTimeline, renderComparison } from './timeline.js';
+import { renderStepper } from './stepper.js';
+
+/** Inputs with more rows than this run in the worker. */
+export const BIG_ROWS = 20000;
+/** A run slower than this (ms) sends the next ones to the worker. */
+export const SLOW_MS = 30;
+/** Inputs up to this many rows get the trace in the same frame; larger ones get it from the worker. */
+export const SYNC_TRACE_ROWS = 300;
+/** Traces of inputs up to this many rows carry a state snapshot per step (they grow quadratically). */
+export const SNAPSHOT_ROWS = 2000;
+/** Inputs with more rows than this run without the step-by-step trace. */
+export const TRACE_ROWS = 20000;
+/** Time budget of a worker run (ms). */
+export const BUDGET_MS = 10000;
+/** Largest scenario JSON the page keeps in the URL as you type. */
+const MAX_AUTO_URL_JSON = 1_000_000;
+
+const ALL_PANELS = ['streams', 'job', 'expected', 'outputs', 'windows', 'late', 'side', 'verdicts', 'watermarks', 'state', 'keys', 'warnings', 'timeline', 'stepper', 'compare', 'export', 'about'];
+const DEFAULT_EMBED_PANELS = ['streams', 'expected', 'outputs', 'windows', 'late', 'side', 'warnings'];
+const EMBED_CHOICES = ['streams', 'job', 'outputs', 'late', 'side', 'windows', 'verdicts', 'watermarks', 'timeline', 'stepper', 'expected', 'state', 'warnings'];
+
+const $ = (id) => document.getElementById(id);
+
+const app = {
+  scenario: null,
+  result: null,
+  resultScenario: null,
+  error: null,
+  lastRunMs: 0,
+  lastRenderMs: 0,
+  runs: 0,
+  seq: 0,
+  detailPending: false,
+  slowRuns: 0,
+  timings: {},
+  step: null,
+  selectedRow: null,
+  mainBroken: false,
+  budgetMs: BUDGET_MS,
+  defaultBudgetMs: BUDGET_MS,
+  embed: { on: false, readOnly: false, panels: null },
+  source: null,
+};
+
+const worker = new WorkerRunner();
+const detailWorker = new WorkerRunner();
+let controls = null;
+const streamPanels = [];
+
+// ---------------------------------------------------------------- location and modes
+
+function readMode() {
+  const p = locationParams(window.location);
+  const on = p.has('embed');
+  let panels = null;
+  if (p.has('panels')) {
+    panels = new Set(
+      decodeURIComponent(p.get('panels') || '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => ALL_PANELS.includes(s)),
+    );
+  } else if (on) panels = new Set(DEFAULT_EMBED_PANELS);
+  if (p.has('budget')) {
+    const b = Number(p.get('budget'));
+    if (Number.isFinite(b) && b > 0) app.budgetMs = app.defaultBudgetMs = Math.min(b, 600000);
+  }
+  app.embed = { on, readOnly: p.has('readonly') && p.get('readonly') !== '0' && p.get('readonly') !== 'false', panels };
+  document.body.classList.toggle('embed', on);
+  document.body.classList.toggle('readonly', app.embed.readOnly);
+  for (const sec of document.querySelectorAll('[data-panel]')) {
+    const name = sec.dataset.panel;
+    sec.classList.toggle('panel-off', !!panels && !panels.has(name));
+  }
+  return p;
+}
+
+/** The scenario JSON text named by the URL (s=, j=, scenario=), or null. Throws ShareError. */
+async function scenarioFromLocation(p) {
+  if (p.has('s')) return { text: await decodeScenario(p.get('s')), source: 'link' };
+  if (p.has('j')) return { text: decodePlain(p.get('j')), source: 'link' };
+  if (p.has('scenario')) {
+    const name = decodeURIComponent(p.get('scenario'));
+    const g = findScenario(name);
+    if (!g) throw new ShareError(`there is no gallery scenario named "${name}"`);
+    return { text: g.text, source: name };
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------- scenario model
+
+function parseScenarioText(text) {
+  let sc;
+  try {
+    sc = JSON.parse(text);
+  } catch (e) {
+    throw new ShareError(`the scenario is not valid JSON: ${e.message}`);
+  }
+  if (!sc || typeof sc !== 'object' || Array.isArray(sc)) throw new ShareError('the scenario is not a JSON object');
+  if (!Array.isArray(sc.streams)) sc.streams = [];
+  sc.streams = sc.streams.filter((s) => s && typeof s === 'object');
+  for (const s of sc.streams) {
+    if (typeof s.rows !== 'string') s.rows = s.rows === undefined ? '' : String(s.rows);
+    if (!Array.isArray(s.columns)) s.columns = [];
+    if (typeof s.name !== 'string') s.name = String(s.name ?? '');
+  }
+  if (!sc.job || typeof sc.job !== 'object') sc.job = {};
+  return sc;
+}
+
+function operator() {
+  return (app.scenario.job && app.scenario.job.operator) || 'window_join';
+}
+
+function ensureStreams() {
+  const sc = app.scenario;
+  const need = TWO_INPUTS.has(operator()) ? 2 : 1;
+  while (sc.streams.length < need) {
+    const first = sc.streams[0];
+    if (!first) sc.streams.push({ name: 'left', columns: ['key', 'ts'], key: 'key', time: 'ts', rows: '' });
+    else sc.streams.push({ name: first.name === 'right' ? 'right2' : 'right', columns: first.columns.slice(), key: first.key, time: first.time, rows: '' });
+  }
+}
+
+function totalRows() {
+  let n = 0;
+  for (const p of streamPanels) if (p.visible) n += p.editor.lines();
+  return n;
+}
+
+// ---------------------------------------------------------------- stream panels
+
+function buildStreamPanel(i) {
+  const ctx = {
+    get scenario() {
+      return app.scenario;
+    },
+    onChange: () => {
+      recompute();
+    },
+    validateDuration: durationError,
+    get readOnly() {
+      return app.embed.readOnly;
+    },
+  };
+  const name = h('input', { type: 'text', class: 'stream-name', spellcheck: 'false', 'aria-label': `stream ${i + 1} name` });
+  const columns = h('input', { type: 'text', class: 'stream-columns', spellcheck: 'false', 'aria-label': `stream ${i + 1} columns`, title: 'column names, comma separated; optionally typed: n:int, amount:double' });
+  const key = h('select', { class: 'stream-key', 'aria-label': `stream ${i + 1} key column` });
+  const time = h('select', { class: 'stream-time', 'aria-label': `stream ${i + 1} time column` });
+  const ownWm = h('input', { type: 'checkbox', class: 'stream-own-wm' });
+  const wmBox = h('div', { class: 'stream-wm' });
+  const errs = {
+    name: h('div', { class: 'control-error' }),
+    columns: h('div', { class: 'control-error' }),
+    key: h('div', { class: 'control-error' }),
+    time: h('div', { class: 'control-error' }),
+  };
+  const editorErr = h('div', { class: 'editor-error', role: 'alert' });
+  const editorHost = h('div', { class: 'editor-host' });
+  const note = h('p', { class: 'note ignored-note' }, 'This operator reads only the first stream; these rows are ignored.');
+  const wmCtl = controlSet(STREAM_WATERMARK_ITEMS(i).map((item) => buildControl(item, ctx)));
+  for (const c of wmCtl.controls) wmBox.append(c.el);
+
+  const el = h(
+    'div',
+    { class: 'stream', dataset: { stream: String(i) } },
+    h(
+      'div',
+      { class: 'stream-head' },
+      h('label', { class: 'field' }, h('span', null, i === 0 ? 'Left stream' : 'Right stream'), name, errs.name),
+      h('label', { class: 'field wide' }, h('span', null, 'Columns'), columns, errs.columns),
+      h('label', { class: 'field' }, h('span', null, 'Key'), key, errs.key),
+      h('label', { class: 'field' }, h('span', null, 'Time'), time, errs.time),
+    ),
+    note,
+    editorHost,
+    editorErr,
+    h('details', { class: 'stream-wm-details' }, h('summary', null, h('label', null, ownWm, ' own watermark settings for this stream')), wmBox),
+  );
+
+  const spec = () => app.scenario.streams[i];
+  const editor = createRowsEditor(editorHost, {
+    label: `rows of stream ${i + 1}`,
+    onChange: (doc) => {
+      if (!spec()) return;
+      spec().rows = doc.toString();
+      recompute();
+    },
+  });
+
+  function colOptions(sel, cur) {
+    const cols = columnNames(spec());
+    const opts = [h('option', { value: '' }, '(none)'), ...cols.map((c) => h('option', { value: c }, c))];
+    if (cur && !cols.includes(cur)) opts.push(h('option', { value: cur }, `${cur} (no such column)`));
+    fill(sel, ...opts);
+    sel.value = cur || '';
+  }
+
+  name.addEventListener('input', () => {
+    spec().name = name.value;
+    recompute();
+  });
+  columns.addEventListener('input', () => {
+    spec().columns = columns.value
+      .split(',')
+      .map((c) => c.trim())
+      .filter(Boolean);
+    colOptions(key, spec().key);
+    colOptions(time, spec().time);
+    if (i === 0) controls.load();
+    recompute();
+  });
+  for (const [sel, field] of [
+    [key, 'key'],
+    [time, 'time'],
+  ]) {
+    sel.addEventListener('change', () => {
+      if (sel.value) spec()[field] = sel.value;
+      else delete spec()[field];
+      recompute();
+    });
+  }
+  ownWm.addEventListener('change', () => {
+    if (ownWm.checked) spec().watermark = JSON.parse(JSON.stringify((app.scenario.job && app.scenario.job.watermark) || {}));
+    else delete spec().watermark;
+    wmBox.hidden = !ownWm.checked;
+    if (ownWm.checked) el.querySelector('.stream-wm-details').open = true;
+    wmCtl.load();
+    recompute();
+  });
+
+  const panel = {
+    el,
+    editor,
+    visible: true,
+    wmCtl,
+    load() {
+      const s = spec();
+      if (!s) return;
+      if (document.activeElement !== name) name.value = s.name;
+      if (document.activeElement !== columns) columns.value = s.columns.join(', ');
+      colOptions(key, s.key);
+      colOptions(time, s.time);
+      ownWm.checked = !!s.watermark;
+      wmBox.hidden = !s.watermark;
+      el.querySelector('.stream-wm-details').open = !!s.watermark;
+      wmCtl.load();
+      if (editor.getText() !== s.rows) editor.setText(s.rows);
+      for (const x of [name, columns, key, time, ownWm]) x.disabled = app.embed.readOnly;
+      editor.setReadOnly(app.embed.readOnly);
+    },
+    clearErrors() {
+      for (const e of Object.values(errs)) e.textContent = '';
+      el.classList.remove('invalid');
+      editorErr.textContent = '';
+      editor.clearError();
+      wmCtl.clearErrors(true);
+    },
+    rowError(line, column, message) {
+      editor.setError(line, column, message);
+      editorErr.textContent = `line ${line}, column ${column}: ${message}`;
+    },
+    fieldError(field, message) {
+      const e = errs[field] || errs.columns;
+      e.textContent = message;
+      el.classList.add('invalid');
+    },
+  };
+  return panel;
+}
+
+function layoutStreams() {
+  const container = $('streams');
+  const sc = app.scenario;
+  const two = TWO_INPUTS.has(operator());
+  while (streamPanels.length < Math.max(2, sc.streams.length)) {
+    const p = buildStreamPanel(streamPanels.length);
+    streamPanels.push(p);
+    container.append(p.el);
+  }
+  streamPanels.forEach((p, i) => {
+    const exists = i < sc.streams.length;
+    p.visible = exists && (two || i === 0);
+    p.el.hidden = !exists;
+    p.el.classList.toggle('ignored', exists && !two && i > 0);
+    if (exists) p.load();
+  });
+}
+
+// ---------------------------------------------------------------- loading
+
+function loadScenarioObject(sc, source) {
+  app.scenario = sc;
+  app.source = source || null;
+  app.step = null;
+  app.selectedRow = null;
+  app.result = null;
+  app.error = null;
+  ensureStreamsForLoad();
+  $('title').value = sc.title || '';
+  $('description').value = sc.description || '';
+  $('description-view').textContent = sc.description || '';
+  $('embed-title').textContent = sc.title || 'Joinlab';
+  if (sc.title) document.title = `${sc.title} — Joinlab`;
+  controls.load();
+  layoutStreams();
+  // A freshly opened scenario keeps the address it came with; edits then write #s=… into it.
+  recompute({ keepUrl: true });
+}
+
+function ensureStreamsForLoad() {
+  // A loaded scenario keeps its streams; only an empty one gets a stream to type into.
+  if (!app.scenario.streams.length) ensureStreams();
+}
+
+function loadScenarioText(text, source) {
+  loadScenarioObject(parseScenarioText(text), source);
+}
+
+function showBanner(message) {
+  const s = $('status');
+  s.className = 'status error';
+  s.textContent = message;
+}
+
+// ---------------------------------------------------------------- running
+
+let pendingHash = null;
+
+function recompute({ forceWorker = false, keepUrl = false } = {}) {
+  if (!app.scenario) return;
+  controls.refresh();
+  layoutStreamsVisibility();
+  const seq = ++app.seq;
+  const snapshot = app.scenario;
+  const json = JSON.stringify(snapshot);
+  const rows = totalRows();
+  const trace = rows <= TRACE_ROWS;
+  const big = forceWorker || app.mainBroken || rows > BIG_ROWS || app.slowRuns >= 2 || app.lastRunMs > 4 * SLOW_MS;
+  $('stopped').hidden = true;
+  app.detailPending = false;
+  document.body.classList.remove('detail-pending');
+  if (!big) {
+    if (worker.busy) worker.terminate();
+    $('progress').hidden = true;
+    // Small inputs: everything, trace included, in this frame. Larger ones: the tables now
+    // (no trace), the trace for the timeline, stepper and verdicts from the worker right after.
+    const inline = trace && rows <= SYNC_TRACE_ROWS;
+    const { result, ms } = runSync(json, inline);
+    noteRunTime(ms);
+    if (result && result.error && result.error.kind === 'internal') app.mainBroken = true;
+    const wantDetail = trace && !inline && result && !result.error;
+    if (wantDetail) {
+      app.detailPending = true;
+      document.body.classList.add('detail-pending');
+    }
+    apply(result, JSON.parse(json), ms, false);
+    if (wantDetail) requestDetail(seq, json, rows);
+  } else {
+    if (detailWorker.busy) detailWorker.terminate();
+    const bar = $('progress-bar');
+    $('progress').hidden = false;
+    worker
+      .run(json, trace, {
+        budgetMs: app.budgetMs,
+        snapshots: rows <= SNAPSHOT_ROWS,
+        onProgress: ({ phase, elapsed, budget }) => {
+          $('progress-phase').textContent = `${phase}…`;
+          bar.max = budget;
+          bar.value = Math.min(elapsed, budget);
+          $('progress-time').textContent = `${(elapsed / 1000).toFixed(1)} s of ${(budget / 1000).toFixed(0)} s`;
+        },
+      })
+      .then(({ result, ms }) => {
+        if (seq !== app.seq) return;
+        $('progress').hidden = true;
+        attachStateAt(result, json);
+        noteRunTime(ms);
+        app.budgetMs = app.defaultBudgetMs;
+        apply(result, JSON.parse(json), ms, true);
+      })
+      .catch((e) => {
+        if (e.reason === 'superseded') return;
+        $('progress').hidden = true;
+        $('stopped').hidden = false;
+        const tail = app.result ? ' The panels show the last result that finished.' : '';
+        $('stopped-text').textContent =
+          e.reason === 'timeout'
+            ? `${e.message}, so it was stopped instead of freezing the page. Fewer rows, a narrower window or interval, or a longer budget may help.${tail}`
+            : `${e.message}.${tail}`;
+        $('stopped-retry').hidden = e.reason !== 'timeout' && e.reason !== 'cancel';
+        document.body.classList.add('has-stale');
+        $('results').classList.add('stale');
+      });
+  }
+  if (keepUrl) updateOpenLink();
+  else scheduleHash();
+}
+
+/** In embed mode, the "Open in Joinlab" link carries the scenario as it is now. */
+function updateOpenLink() {
+  if (app.embed.on) scheduleHash();
+}
+
+/**
+ * A trace without per-step state snapshots gets `result.stateAt(step)`: the state and pending
+ * timers of every operator subtask right after that step (the engine's `state_at`, which runs
+ * the scenario up to the step).
+ */
+function attachStateAt(result, json) {
+  if (!result || result.error || !result.trace || typeof wasm.state_at !== 'function') return;
+  if (result.trace.some((s) => s.state && s.state.length)) return;
+  Object.defineProperty(result, 'stateAt', { value: (step) => wasm.state_at(json, step), enumerable: false });
+}
+
+/** Runs the scenario again with the trace in the worker, for the timeline, stepper and verdicts. */
+function requestDetail(seq, json, rows) {
+  app.detailPending = true;
+  document.body.classList.add('detail-pending');
+  detailWorker
+    .run(json, true, { budgetMs: app.defaultBudgetMs, queue: true, snapshots: rows <= SNAPSHOT_ROWS })
+    .then(({ result }) => {
+      attachStateAt(result, json);
+      if (seq !== app.seq) return;
+      app.detailPending = false;
+      document.body.classList.remove('detail-pending');
+      if (!result || result.error) return;
+      app.result = result;
+      renderAll();
+    })
+    .catch((e) => {
+      if (e.reason === 'superseded' || seq !== app.seq) return;
+      app.detailPending = false;
+      document.body.classList.remove('detail-pending');
+      if (seq === app.seq) fill($('timeline'), h('p', { class: 'empty' }, `The trace for the timeline was not computed: ${e.message}.`));
+    });
+}
+
+/** Remembers how long the engine took; two slow runs in a row (or one very slow) send the next ones to the worker. */
+function noteRunTime(ms) {
+  app.lastRunMs = ms;
+  app.slowRuns = ms > SLOW_MS ? app.slowRuns + 1 : 0;
+}
+
+function layoutStreamsVisibility() {
+  const two = TWO_INPUTS.has(operator());
+  if (two && app.scenario.streams.length < 2) {
+    ensureStreams();
+    layoutStreams();
+    return;
+  }
+  streamPanels.forEach((p, i) => {
+    const exists = i < app.scenario.streams.length;
+    p.visible = exists && (two || i === 0);
+    p.el.classList.toggle('ignored', exists && !two && i > 0);
+  });
+}
+
+function clearErrors() {
+  for (const p of streamPanels) p.clearErrors();
+  controls.clearErrors(true);
+}
+
+function streamIndexByName(name) {
+  const i = app.scenario.streams.findIndex((s) => s.name === name);
+  return i;
+}
+
+function markError(r) {
+  const e = r.error || {};
+  clearErrors();
+  let msg = r.message || e.message || 'error';
+  if (e.kind === 'row') {
+    const i = streamIndexByName(e.stream);
+    if (i >= 0 && streamPanels[i]) streamPanels[i].rowError(e.line, e.column, e.message);
+  } else if (e.kind === 'stream') {
+    const i = streamIndexByName(e.stream);
+    if (i >= 0 && streamPanels[i]) streamPanels[i].fieldError(e.field, e.message);
+  } else if (e.kind === 'config') {
+    const m = /^streams\[(\d+)\]\.watermark/.exec(e.field || '');
+    if (m && streamPanels[Number(m[1])]) streamPanels[Number(m[1])].wmCtl.markError(e.field.replace(/^streams\[(\d+)\]/, 'streams.$1'), e.message);
+    else controls.markError(e.field || '', e.message);
+  } else if (e.kind === 'json') {
+    const bad = document.querySelector('.control.invalid');
+    if (bad) msg = `${bad.querySelector('label').textContent}: ${bad.querySelector('.control-error').textContent}`;
+  }
+  return msg;
+}
+
+function apply(result, snapshot, ms, viaWorker) {
+  app.runs++;
+  const t0 = performance.now();
+  const status = $('status');
+  if (!result || result.error) {
+    app.error = result;
+    const msg = markError(result || { message: 'the engine returned nothing' });
+    status.className = 'status error';
+    fill(status, h('strong', null, 'Not run: '), msg, app.result ? h('span', { class: 'note' }, ' — the panels show the last good result.') : null);
+    $('results').classList.toggle('stale', !!app.result);
+    document.body.classList.toggle('has-stale', !!app.result);
+    app.lastRenderMs = performance.now() - t0;
+    return;
+  }
+  clearErrors();
+  app.error = null;
+  app.result = result;
+  app.resultScenario = snapshot;
+  $('results').classList.remove('stale');
+  document.body.classList.remove('has-stale');
+  renderAll();
+  app.lastRenderMs = performance.now() - t0;
+  const parts = [`${result.outputs.length} output${result.outputs.length === 1 ? '' : 's'}`];
+  if (result.windows && result.windows.length) parts.push(`${result.windows.length} window result${result.windows.length === 1 ? '' : 's'}`);
+  parts.push(`${result.late.length} late`);
+  const side = Object.values(result.side_outputs || {}).reduce((a, b) => a + b.length, 0);
+  if (side) parts.push(`${side} to side outputs`);
+  status.className = 'status ok';
+  status.textContent = `✓ ${parts.join(', ')} · ${result.steps} steps · engine ${ms.toFixed(1)} ms${viaWorker ? ' (worker)' : ''}, drawing ${app.lastRenderMs.toFixed(1)} ms`;
+}
+
+function panel(name) {
+  return document.querySelector(`[data-panel="${name}"]`);
+}
+
+function timed(name, f) {
+  const t0 = performance.now();
+  const v = f();
+  app.timings[name] = performance.now() - t0;
+  return v;
+}
+
+function renderAll() {
+  const r = app.result;
+  app.timings = {};
+  timed('expected', renderExpected);
+  timed('outputs', () => {
+    renderOutputs($('outputs'), r);
+    setCount(panel('outputs'), r.outputs.length);
+  });
+  timed('tables', () => {
+    const windowsOn = (r.windows && r.windows.length > 0) || r.operator === 'window_aggregate';
+    panel('windows').hidden = !windowsOn;
+    if (windowsOn) {
+      renderWindows($('windows'), r);
+      setCount(panel('windows'), (r.windows || []).length);
+    }
+    renderLate($('late'), r);
+    setCount(panel('late'), r.late.length);
+    const tags = Object.keys(r.side_outputs || {});
+    panel('side').hidden = !tags.length && !['split', 'interval_join', 'window_aggregate'].includes(r.operator);
+    setCount(panel('side'), renderSide($('side'), r));
+    const nState = renderState($('state'), r);
+    panel('state').hidden = r.state_empty;
+    setCount(panel('state'), nState);
+    if (panel('keys').querySelector('details').open) renderKeys($('keys'), r);
+    const nw = renderWarnings($('warnings'), r);
+    panel('warnings').hidden = !nw;
+    setCount(panel('warnings'), nw);
+  });
+  // A run without the trace while the worker computes it: keep the old pictures (greyed).
+  const waitDetail = !r.trace && app.detailPending;
+  timed('verdicts', () => {
+    if (waitDetail) return;
+    panel('verdicts').hidden = !r.verdicts;
+    if (r.verdicts) setCount(panel('verdicts'), renderVerdicts($('verdicts'), r));
+  });
+  timed('watermarks', () => renderWatermarks($('watermarks'), r));
+  if (!waitDetail) timed('visual', renderVisual);
+  timed('export', renderExport);
+  timed('compare', renderCompare);
+}
+
+let timelineHandle = null;
+let timelineFor = null;
+
+function renderVisual() {
+  const r = app.result;
+  const tl = $('timeline');
+  const st = $('stepper');
+  if (!r) return;
+  if (!r.trace) {
+    const msg = `The timeline and the step-through need the step-by-step trace, which is off for inputs over ${TRACE_ROWS.toLocaleString('en')} rows.`;
+    fill(tl, h('p', { class: 'empty' }, msg));
+    fill(st, h('p', { class: 'empty' }, msg));
+    timelineHandle = null;
+    timelineFor = null;
+    return;
+  }
+  if (app.step !== null && app.step >= r.trace.length) app.step = null;
+  const onStep = (i) => {
+    app.step = i === null || i === undefined ? null : Math.max(0, Math.min(r.trace.length - 1, i | 0));
+    moveStep();
+  };
+  const moveStep = () => {
+    try {
+      if (timelineHandle && timelineFor === r) timelineHandle.setStep(app.step === null ? undefined : app.step);
+    } catch (e) {
+      console.error(e);
+    }
+    drawStepper(onStep);
+  };
+  if (!panel('timeline').classList.contains('panel-off')) {
+    try {
+      const t0 = performance.now();
+      timelineHandle = renderTimeline(tl, app.resultScenario, r, {
+        step: app.step === null ? undefined : app.step,
+        selectedRow: app.selectedRow ?? undefined,
+        onSelectRow: (id) => {
+          app.selectedRow = id;
+        },
+      });
+      timelineFor = r;
+      app.timings.timeline = performance.now() - t0;
+    } catch (e) {
+      console.error(e);
+      timelineHandle = null;
+      fill(tl, h('p', { class: 'empty' }, `The timeline could not be drawn: ${e}`));
+    }
+  }
+  drawStepper(onStep);
+}
+
+function drawStepper(onStep) {
+  const r = app.result;
+  if (panel('stepper').classList.contains('panel-off') || !r || !r.trace) return;
+  const st = $('stepper');
+  try {
+    const t0 = performance.now();
+    renderStepper(st, r, app.step === null ? r.trace.length - 1 : app.step, onStep);
+    app.timings.stepper = performance.now() - t0;
+  } catch (e) {
+    console.error(e);
+    fill(st, h('p', { class: 'empty' }, `The step-through could not be drawn: ${e}`));
+  }
+}
+
+function renderExpected() {
+  const el = $('expected');
+  const sec = $('expected-panel');
+  const exp = app.scenario.expected;
+  const verdict = exp !== undefined && app.result ? checkExpected(exp, app.result) : null;
+  const ro = app.embed.readOnly || app.embed.on;
+  // Without an expected result the panel stays out of the way ("use as expected" sits on Output).
+  sec.hidden = exp === undefined || (!verdict && ro);
+  const btns = [];
+  if (!ro) {
+    btns.push(
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'small',
+          title: 'write the current outputs and late rows into the scenario as its expected result (a quiz, a golden test)',
+          onclick: () => {
+            app.scenario.expected = expectedFrom(app.result);
+            renderExpected();
+            scheduleHash();
+          },
+        },
+        verdict ? 'Replace with this result' : 'Use this result as expected',
+      ),
+    );
+    if (exp !== undefined)
+      btns.push(
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'small',
+            onclick: () => {
+              delete app.scenario.expected;
+              renderExpected();
+              scheduleHash();
+            },
+          },
+          'Remove expected',
+        ),
+      );
+  }
+  if (!verdict) {
+    fill(el, h('p', { class: 'note' }, exp !== undefined ? 'The scenario has an "expected" entry this page does not check (see web/EMBED.md).' : 'No expected result. A scenario may carry one: the page then says whether the result meets it.'), h('div', { class: 'row' }, btns));
+    sec.classList.remove('pass', 'fail');
+    return;
+  }
+  sec.classList.toggle('pass', verdict.ok);
+  sec.classList.toggle('fail', !verdict.ok);
+  fill(
+    el,
+    h('p', { class: `verdict ${verdict.ok ? 'pass' : 'fail'}`, dataset: { verdict: verdict.ok ? 'pass' : 'fail' } }, verdict.ok ? '✓ The result meets the expected result.' : '✗ The result does not meet the expected result.'),
+    h(
+      'ul',
+      { class: 'checks' },
+      verdict.checks.map((c) => h('li', { class: c.ignored ? 'ignored' : c.ok ? 'pass' : 'fail' }, `${c.ignored ? '·' : c.ok ? '✓' : '✗'} ${c.what}: ${c.detail}`)),
+    ),
+    h('div', { class: 'row' }, btns),
+  );
+}
+
+// ---------------------------------------------------------------- side by side
+
+/** Inputs up to this many rows are compared across joins (four more runs per edit, when open). */
+const COMPARE_ROWS = 4000;
+
+function durationMs(v, fallback) {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string') {
+    const r = wasm.normalize(JSON.stringify({ job: { allowed_lateness: v } }));
+    if (typeof r === 'string') {
+      const j = JSON.parse(r);
+      return (j.job && j.job.allowed_lateness) || 0;
+    }
+  }
+  return fallback;
+}
+
+/** The same rows and settings with the operator (and its bounds) swapped. */
+export function compareVariants(sc) {
+  const job = sc.job || {};
+  const w = job.window || {};
+  const size = Math.max(2, durationMs(w.size, 10000));
+  const iv = job.interval || {};
+  let lower = durationMs(iv.lower, 0);
+  let upper = durationMs(iv.upper, 0);
+  if (job.operator !== 'interval_join' || (lower === 0 && upper === 0)) {
+    lower = -Math.floor(size / 2);
+    upper = Math.floor(size / 2);
+  }
+  const base = (patch) => {
+    const v = JSON.parse(JSON.stringify(sc));
+    delete v.expected;
+    v.job = { ...v.job, ...patch };
+    delete v.job.late_output;
+    return v;
+  };
+  const half = Math.max(1, Math.floor(size / 2));
+  return [
+    { label: `window join, tumbling ${fmtDuration(size)}`, scenario: base({ operator: 'window_join', window: { kind: 'tumbling', size } }) },
+    { label: `window join, sliding ${fmtDuration(size)} / ${fmtDuration(half)}`, scenario: base({ operator: 'window_join', window: { kind: 'sliding', size, slide: half } }) },
+    { label: `interval join [${fmtDuration(lower)}, ${fmtDuration(upper)}]`, scenario: base({ operator: 'interval_join', interval: { lower, upper } }) },
+    // DataStream: l.ts + lower <= r.ts <= l.ts + upper  ⟺  SQL: l.t BETWEEN r.t − upper AND r.t − lower.
+    { label: 'SQL LEFT interval join', scenario: base({ operator: 'sql_interval_join', sql: { join: 'left', lower: -upper, upper: -lower } }) },
+  ];
+}
+
+function renderCompare() {
+  const box = $('compare');
+  if (!$('compare-details').open || panel('compare').classList.contains('panel-off')) return;
+  const sc = app.resultScenario;
+  if (!sc || !TWO_INPUTS.has((sc.job && sc.job.operator) || 'window_join')) {
+    fill(box, h('p', { class: 'empty' }, 'The comparison is for two-stream joins.'));
+    return;
+  }
+  if (totalRows() > COMPARE_ROWS) {
+    fill(box, h('p', { class: 'empty' }, `The comparison runs for inputs up to ${COMPARE_ROWS.toLocaleString('en')} rows.`));
+    return;
+  }
+  const runs = [];
+  const failed = [];
+  for (const v of compareVariants(sc)) {
+    const { result } = runSync(JSON.stringify(v.scenario), false);
+    if (result && !result.error) runs.push({ label: v.label, result, scenario: v.scenario });
+    else failed.push(`${v.label}: ${(result && result.message) || 'no result'}`);
+  }
+  try {
+    renderComparison(box, runs);
+  } catch (e) {
+    console.error(e);
+    fill(box, h('p', { class: 'empty' }, `The comparison could not be drawn: ${e}`));
+  }
+  if (failed.length) box.append(h('ul', { class: 'warnings' }, failed.map((f) => h('li', null, f))));
+}
+
+// ---------------------------------------------------------------- export
+
+let exportLang = 'java';
+/** An optional export of the wasm module, looked up at run time (it may not exist in this build). */
+function wasmFn(name) {
+  const f = wasm[name];
+  return typeof f === 'function' ? f : null;
+}
+
+function renderExport() {
+  const sec = $('export-panel');
+  const exportFlink = wasmFn('export_flink');
+  const has = typeof exportFlink === 'function';
+  sec.hidden = !has;
+  if (!has || !$('export-details').open) return;
+  let out;
+  try {
+    out = exportFlink(JSON.stringify(app.scenario), exportLang);
+  } catch (e) {
+    out = { message: String(e) };
+  }
+  const text = typeof out === 'string' ? out : (out && (out.message || (out.error && out.error.message))) || JSON.stringify(out);
+  $('export-code').textContent = text;
+  for (const b of sec.querySelectorAll('[data-lang]')) b.classList.toggle('active', b.dataset.lang === exportLang);
+}
+
+// ---------------------------------------------------------------- share and embed
+
+async function compactJson() {
+  const json = JSON.stringify(app.scenario);
+  const n = wasm.normalize(json);
+  return typeof n === 'string' ? n : json;
+}
+
+function pageBase() {
+  return `${window.location.origin}${window.location.pathname}`;
+}
+
+/** The non-embed query parameters to keep in a share link (none, today). */
+async function shareUrl() {
+  const enc = await encodeScenario(await compactJson());
+  return `${pageBase()}#s=${enc}`;
+}
+
+let hashTimer = null;
+function scheduleHash() {
+  clearTimeout(hashTimer);
+  hashTimer = setTimeout(syncHash, 300);
+}
+
+async function syncHash() {
+  if (!app.scenario) return;
+  const json = await compactJson();
+  if (json.length > MAX_AUTO_URL_JSON) {
+    pendingHash = null;
+    return;
+  }
+  const enc = await encodeScenario(json);
+  const frag = `s=${enc}`;
+  pendingHash = frag;
+  if (app.embed.on) {
+    // Never rewrite the host's URL (nor our own) in embed mode: only the "open" link changes.
+    $('embed-open').href = `${pageBase()}#${frag}`;
+    return;
+  }
+  if (window.location.hash !== `#${frag}`) {
+    window.history.replaceState(null, '', `${window.location.pathname}${window.location.search}#${frag}`);
+  }
+}
+
+function togglePopover(id, show) {
+  for (const p of document.querySelectorAll('.popover')) if (p.id !== id) p.hidden = true;
+  const el = $(id);
+  el.hidden = show === undefined ? !el.hidden : !show;
+  return !el.hidden;
+}
+
+async function copyText(text, input, note) {
+  try {
+    await navigator.clipboard.writeText(text);
+    note.textContent = 'Copied.';
+  } catch {
+    input.focus();
+    input.select();
+    const ok = document.execCommand && document.execCommand('copy');
+    note.textContent = ok ? 'Copied.' : 'Select the text and copy it (Ctrl+C).';
+  }
+}
+
+async function openShare() {
+  if (!togglePopover('share-box')) return;
+  const url = await shareUrl();
+  const input = $('share-url');
+  input.value = url;
+  $('share-note').textContent = `${url.length.toLocaleString('en')} characters.${url.length > 32000 ? ' That is long: some chat tools cut long links.' : ''}`;
+  input.select();
+}
+
+function escapeAttr(s) {
+  return String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+async function embedSnippet() {
+  const panels = [...$('embed-panels').querySelectorAll('input:checked')].map((x) => x.value);
+  const ro = $('embed-readonly').checked;
+  const height = Math.max(200, Math.min(3000, Number($('embed-height').value) || 520));
+  const enc = await encodeScenario(await compactJson());
+  const q = ['embed', `panels=${panels.join(',')}`];
+  if (ro) q.push('readonly');
+  const src = `${pageBase()}?${q.join('&')}#s=${enc}`;
+  const title = `Joinlab: ${app.scenario.title || 'scenario'}`;
+  return `<iframe src="${escapeAttr(src)}" title="${escapeAttr(title)}" width="100%" height="${height}" style="border:1px solid #d0d7de;border-radius:6px" loading="lazy" referrerpolicy="no-referrer"></iframe>`;
+}
+
+async function openEmbed() {
+  if (!togglePopover('embed-box')) return;
+  const box = $('embed-panels');
+  if (!box.querySelector('input')) {
+    const def = new Set(['streams', 'outputs', 'late', 'timeline']);
+    for (const p of EMBED_CHOICES) box.append(h('label', null, h('input', { type: 'checkbox', value: p, checked: def.has(p) }), ` ${p}`));
+  }
+  await refreshSnippet();
+}
+
+async function refreshSnippet() {
+  $('embed-snippet').value = await embedSnippet();
+  $('embed-note').textContent = '';
+}
+
+// ---------------------------------------------------------------- gallery
+
+function buildGallery() {
+  const list = $('gallery-list');
+  fill(
+    list,
+    ...GALLERY.map((g) =>
+      h(
+        'li',
+        null,
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'gallery-item',
+            dataset: { gallery: g.name },
+            onclick: () => {
+              $('gallery').close();
+              loadScenarioText(g.text, g.name);
+              if (!app.embed.on) window.history.replaceState(null, '', `${window.location.pathname}#scenario=${encodeURIComponent(g.name)}`);
+            },
+          },
+          h('span', { class: 'g-title' }, g.title),
+          h('span', { class: 'g-op' }, g.operator.replace(/_/g, ' ')),
+          h('span', { class: 'g-desc' }, g.description.length > 260 ? `${g.description.slice(0, 257)}…` : g.description),
+        ),
+      ),
+    ),
+  );
+  if (!GALLERY.length) list.append(h('li', { class: 'empty' }, 'no scenarios were bundled'));
+}
+
+// ---------------------------------------------------------------- start
+
+function wire() {
+  $('btn-gallery').addEventListener('click', () => $('gallery').showModal());
+  $('btn-share').addEventListener('click', openShare);
+  $('btn-set-expected').addEventListener('click', () => {
+    if (!app.result) return;
+    app.scenario.expected = expectedFrom(app.result);
+    renderExpected();
+    scheduleHash();
+  });
+  $('share-copy').addEventListener('click', () => copyText($('share-url').value, $('share-url'), $('share-note')));
+  $('btn-embed').addEventListener('click', openEmbed);
+  $('embed-box').addEventListener('change', refreshSnippet);
+  $('embed-box').addEventListener('input', (e) => e.target.id === 'embed-height' && refreshSnippet());
+  $('embed-copy').addEventListener('click', () => copyText($('embed-snippet').value, $('embed-snippet'), $('embed-note')));
+  $('progress-cancel').addEventListener('click', () => worker.cancel());
+  $('stopped-retry').addEventListener('click', () => {
+    app.budgetMs = 60000;
+    recompute({ forceWorker: true });
+  });
+  $('title').addEventListener('input', () => {
+    if ($('title').value) app.scenario.title = $('title').value;
+    else delete app.scenario.title;
+    scheduleHash();
+  });
+  $('description').addEventListener('input', () => {
+    const v = $('description').value;
+    if (v) app.scenario.description = v;
+    else delete app.scenario.description;
+    $('description-view').textContent = v;
+    scheduleHash();
+  });
+  panel('keys')
+    .querySelector('details')
+    .addEventListener('toggle', () => app.result && renderKeys($('keys'), app.result));
+  $('export-details').addEventListener('toggle', renderExport);
+  $('compare-details').addEventListener('toggle', renderCompare);
+  for (const b of document.querySelectorAll('#export-panel [data-lang]'))
+    b.addEventListener('click', () => {
+      exportLang = b.dataset.lang;
+      renderExport();
+    });
+  $('export-copy').addEventListener('click', () => navigator.clipboard && navigator.clipboard.writeText($('export-code').textContent).catch(() => {}));
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') for (const p of document.querySelectorAll('.popover')) p.hidden = true;
+  });
+  window.addEventListener('hashchange', () => {
+    if (app.embed.on) return;
+    if (pendingHash && window.location.hash === `#${pendingHash}`) return;
+    openFromLocation();
+  });
+}
+
+async function openFromLocation() {
+  const p = readMode();
+  let loaded = null;
+  let problem = null;
+  try {
+    loaded = await scenarioFromLocation(p);
+  } catch (e) {
+    problem = e instanceof ShareError ? e.message : `the link could not be read: ${e}`;
+  }
+  try {
+    if (loaded) loadScenarioText(loaded.text, loaded.source);
+    else loadScenarioText(defaultScenarioText(), 'default');
+  } catch (e) {
+    problem = e instanceof ShareError ? e.message : String(e);
+    loadScenarioText(defaultScenarioText(), 'default');
+  }
+  if (problem) {
+    const s = $('status');
+    s.className = 'status error';
+    fill(s, h('strong', null, 'This link could not be opened: '), problem, '. The default scenario is shown instead.');
+  }
+}
+
+async function main() {
+  readMode();
+  wire();
+  buildGallery();
+  try {
+    await loadEngine();
+  } catch (e) {
+    showBanner(`The engine (WebAssembly) could not be loaded: ${e}`);
+    return;
+  }
+  $('engine-version').textContent = `Joinlab engine ${wasm.version()}`;
+  // Warm the module up (the first call compiles and grows memory) so that the first real run's
+  // time says something about the scenario, not about start-up.
+  runSync(defaultScenarioText(), true);
+  controls = buildControls($('controls'), {
+    get scenario() {
+      return app.scenario;
+    },
+    onChange: (path) => {
+      if (path === 'job.operator') {
+        ensureStreams();
+        layoutStreams();
+      }
+      if (path === 'job.watermark.strategy' || path === 'job.window.kind') controls.refresh();
+      recompute();
+    },
+    validateDuration: durationError,
+    get readOnly() {
+      return app.embed.readOnly;
+    },
+  });
+  await openFromLocation();
+  document.body.classList.add('ready');
+  // For tests and benchmarks.
+  window.__joinlab = {
+    app,
+    recompute,
+    get result() {
+      return app.result;
+    },
+    get error() {
+      return app.error;
+    },
+    compactJson,
+    shareUrl,
+    get editors() {
+      return streamPanels.map((p) => p.editor);
+    },
+    embedSnippet,
+    loadScenarioText,
+    normalize: (json) => wasm.normalize(json),
+    controlPaths: () =>
+      GROUPS.flatMap((g) => g.items).concat(STREAM_WATERMARK_ITEMS(0)).map((i) => ({ path: i.path, type: i.type, def: i.def, options: i.options ? i.options.map((o) => o[0]) : null })),
+  };
+}
+
+main();
