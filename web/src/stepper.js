@@ -448,10 +448,17 @@ export function renderStepper(container, result, stepIndex, onStep, options = {}
       }
     }
     const touched = new Set((step.state || []).map((x) => x.subtask));
+    // A trace without per-step snapshots (large inputs) asks the engine for the state at
+    // this step (`result.stateAt`, the wasm `state_at`).
+    let live = null;
+    if (typeof result.stateAt === 'function' && !snaps.some((l) => l.length)) {
+      const got = result.stateAt(s);
+      if (Array.isArray(got)) live = got;
+    }
     for (let j = 0; j < po; j++) {
       const box = h('div', `jl-subtask-state${touched.has(j) ? ' jl-touched' : ''}`);
       box.dataset.subtask = String(j);
-      const snap = snapshotAt(result, snaps, j, s);
+      const snap = live ? { state: live.find((x) => x.subtask === j) || { entries: [], timers: [] }, step: s } : snapshotAt(result, snaps, j, s);
       const title = h('div', 'jl-subtask-title', `operator subtask ${j}`);
       if (snap && snap.step !== s) title.appendChild(h('span', 'jl-muted', ` — unchanged since step ${snap.step + 1}`));
       box.appendChild(title);
