@@ -1,7 +1,11 @@
 //! The WebAssembly bindings: a thin layer over [`crate::run`]. Scenarios come in as JSON text
-//! and results go out as JavaScript objects (serde-wasm-bindgen); errors are returned as data
+//! and results go out as JavaScript objects; errors are returned as data
 //! (`{ "error": { "kind": "row", "stream": …, "line": …, "column": …, "message": … } }`),
 //! never thrown.
+//!
+//! The large result documents are serialised once, to JSON text, and handed to the browser's
+//! own `JSON.parse` (fast, and only one serde serializer is compiled into the module); the
+//! small state snapshots go through serde-wasm-bindgen.
 
 use crate::error::Error;
 use crate::scenario::Scenario;
@@ -19,9 +23,12 @@ struct ErrorOut<'a> {
     message: String,
 }
 
+/// A document as a JavaScript object, through JSON text and the browser's `JSON.parse`.
 fn to_js<T: Serialize>(v: &T) -> JsValue {
-    let ser = serde_wasm_bindgen::Serializer::json_compatible();
-    v.serialize(&ser).unwrap_or(JsValue::NULL)
+    match serde_json::to_string(v) {
+        Ok(text) => js_sys::JSON::parse(&text).unwrap_or(JsValue::NULL),
+        Err(_) => JsValue::NULL,
+    }
 }
 
 fn error(e: &Error) -> JsValue {
@@ -59,7 +66,7 @@ pub fn run_traced(scenario_json: &str, snapshots: bool) -> JsValue {
 #[wasm_bindgen]
 pub fn state_at(scenario_json: &str, step: usize) -> JsValue {
     match Scenario::from_json(scenario_json).and_then(|sc| crate::state_at(&sc, step)) {
-        Ok(s) => to_js(&s),
+        Ok(s) => s.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL),
         Err(e) => error(&e),
     }
 }
