@@ -11,12 +11,10 @@ cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --all-targets -- -D warnings
 echo "== cargo test"
-cargo test --all-targets
+cargo test --lib --bins --tests
 echo "== golden scenarios through the CLI"
 files=$(ls scenarios/*.json | grep -v '\.expected\.json$')
 # shellcheck disable=SC2086
 cargo run -q --release --bin joinlab -- check $files
-echo "== web build"
-npm run build
-echo "== browser tests"
+echo "== web build and browser tests"
 npm run test:browser
