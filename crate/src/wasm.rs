@@ -66,7 +66,9 @@ pub fn run_traced(scenario_json: &str, snapshots: bool) -> JsValue {
 #[wasm_bindgen]
 pub fn state_at(scenario_json: &str, step: usize) -> JsValue {
     match Scenario::from_json(scenario_json).and_then(|sc| crate::state_at(&sc, step)) {
-        Ok(s) => s.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL),
+        Ok(s) => s
+            .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+            .unwrap_or(JsValue::NULL),
         Err(e) => error(&e),
     }
 }
