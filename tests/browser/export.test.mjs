@@ -1,0 +1,39 @@
+// The "Export to Flink" panel: the engine's exporter, in the page, with a copy button.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { setup, openPage } from './helpers.mjs';
+
+let env;
+before(async () => {
+  env = await setup();
+});
+after(async () => {
+  await env.close();
+});
+
+test('the export panel shows a runnable DataStream job for the default window join', async () => {
+  const { page, problems } = await openPage(env);
+  const panel = page.locator('#export-panel');
+  assert.equal(await panel.isHidden(), false, 'the wasm module exports export_flink, so the panel shows');
+  await page.locator('#export-details > summary').click();
+  await page.locator('#export-panel [data-lang="java"]').click();
+  const code = await page.textContent('#export-code');
+  assert.match(code, /StreamExecutionEnvironment/);
+  assert.match(code, /public static void main/);
+  assert.match(code, /TumblingEventTimeWindows/);
+  // The rows of the scenario travel with the job.
+  assert.match(code, /Alice/);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('a SQL scenario exports Flink SQL', async () => {
+  const { page, problems } = await openPage(env, '?scenario=sql-interval-left-join');
+  await page.locator('#export-details > summary').click();
+  await page.locator('#export-panel [data-lang="sql"]').click();
+  const code = await page.textContent('#export-code');
+  assert.match(code, /LEFT JOIN/);
+  assert.match(code, /INTERVAL/);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
