@@ -7,8 +7,8 @@
 //! [`result::RunResult`], the document the CLI prints and the page draws.
 
 pub mod error;
-pub mod fasthash;
 pub mod export;
+pub mod fasthash;
 pub mod javahash;
 pub mod javamap;
 pub mod operators;

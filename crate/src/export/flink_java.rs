@@ -493,7 +493,7 @@ fn window_aggregate(plan: &Plan) -> Result<JobParts, Error> {
     let _ = writeln!(c, "            return Tuple2.of(a.f0 + b.f0, a.f1 + b.f1);");
     let _ = writeln!(c, "        }}");
     let _ = writeln!(c, "    }}\n");
-    let _ = writeln!(c, "    /** Prints (key, window, count, sum); counts the firings of each window (allowed lateness re-fires). */");
+    let _ = writeln!(c, "    /**\n     * Prints (key, window, count, sum) and the firing number of the window (allowed lateness\n     * re-fires it; the map is only for that annotation: leave it out in production).\n     */");
     let _ = writeln!(c, "    static final class WithWindow extends ProcessWindowFunction<Tuple2<Long, {st}>, String, {kt}, TimeWindow> {{");
     let _ = writeln!(
         c,

@@ -23,11 +23,11 @@ fn q(name: &str) -> String {
 /// a leading precision of at most 3 for `SECOND(p, 3)` and `DAY(p)`.
 fn interval(ms: i64) -> Result<String, Error> {
     let ms = ms.unsigned_abs();
-    Ok(if ms % 3_600_000 == 0 && ms / 3_600_000 < 100 {
+    Ok(if ms.is_multiple_of(3_600_000) && ms / 3_600_000 < 100 {
         format!("INTERVAL '{}' HOUR", ms / 3_600_000)
-    } else if ms % 60_000 == 0 && ms / 60_000 < 100 {
+    } else if ms.is_multiple_of(60_000) && ms / 60_000 < 100 {
         format!("INTERVAL '{}' MINUTE", ms / 60_000)
-    } else if ms % 1000 == 0 && ms / 1000 < 100 {
+    } else if ms.is_multiple_of(1000) && ms / 1000 < 100 {
         format!("INTERVAL '{}' SECOND", ms / 1000)
     } else if ms < 1_000_000 {
         let secs = ms / 1000;
@@ -48,7 +48,7 @@ fn interval(ms: i64) -> Result<String, Error> {
             rest / 60_000 % 60,
             rest / 1000 % 60,
             rest % 1000,
-            days.to_string().len().max(2).min(3)
+            days.to_string().len().clamp(2, 3)
         )
     })
 }

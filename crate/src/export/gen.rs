@@ -74,7 +74,10 @@ impl KeyType {
             KeyType::Long => (i * 4_294_967_311 + 7).to_string(),
             KeyType::Str => ["a", "b", "c", "d", "e", "f"][i as usize % 6].to_string(),
             // Longer than 7 bytes (a BinaryRowData stores it out of line), some not ASCII.
-            KeyType::LongStr => format!("{}-{i:02}", ["customer", "Zoë", "user@example.com", "日本"][i as usize % 4]),
+            KeyType::LongStr => format!(
+                "{}-{i:02}",
+                ["customer", "Zoë", "user@example.com", "日本"][i as usize % 4]
+            ),
             KeyType::Double => format!("{:?}", i as f64 * 0.5 - 1.0),
             KeyType::Bool => (i % 2 == 0).to_string(),
         }
@@ -105,7 +108,14 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
     // A third of the scenarios are bigger: more rows and keys, higher parallelism, equal
     // timestamps, epoch-millisecond times (HashMap order of large Long timestamps).
     let hard = g.chance(35);
-    let parallelism = if hard { *g.pick(&[2u32, 3, 4, 5, 6, 8]) } else { *g.pick(&[1u32, 1, 2, 2, 3, 4]) };
+    // Some are long: one or two keys with many rows each (state maps grow past Java's HashMap
+    // resize thresholds, so their iteration order is tested).
+    let big = !hard && g.chance(12);
+    let parallelism = if hard {
+        *g.pick(&[2u32, 3, 4, 5, 6, 8])
+    } else {
+        *g.pick(&[1u32, 1, 2, 2, 3, 4])
+    };
     let mut job = Job {
         operator,
         parallelism,
@@ -114,10 +124,23 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
     if g.chance(10) {
         job.max_parallelism = Some(g.range(parallelism.max(2) as i64, 16) as u32);
     }
-    let keys = if hard { g.range(3, 12) } else { g.range(1, 5) };
+    let keys = if hard {
+        g.range(3, 12)
+    } else if big {
+        g.range(1, 2)
+    } else {
+        g.range(1, 5)
+    };
     let key_type = match operator {
         OperatorKind::Split => KeyType::Str,
-        _ if hard => *g.pick(&[KeyType::Int, KeyType::Str, KeyType::Long, KeyType::LongStr, KeyType::Double, KeyType::Bool]),
+        _ if hard => *g.pick(&[
+            KeyType::Int,
+            KeyType::Str,
+            KeyType::Long,
+            KeyType::LongStr,
+            KeyType::Double,
+            KeyType::Bool,
+        ]),
         _ => *g.pick(&[KeyType::Int, KeyType::Int, KeyType::Str, KeyType::Long]),
     };
     let base = if hard && g.chance(40) {
@@ -139,12 +162,13 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
             Strategy::Monotonous,
             Strategy::Legacy,
             Strategy::Punctuated,
+            Strategy::None,
         ]),
         delay: Millis(*g.pick(&[0i64, 0, 500, 1000, 2000, 3000])),
         ..WatermarkSpec::default()
     };
     let regular = operator == OperatorKind::RegularJoin;
-    if g.chance(20) && !regular {
+    if g.chance(35) && !regular {
         wm.per_event = g.chance(30);
         wm.interval = Millis(*g.pick(&[100i64, 200, 500, 1000]));
         if g.chance(60) {
@@ -304,7 +328,13 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
     let mut streams = Vec::new();
     let mut clock = 0i64;
     for si in 0..n_streams {
-        let n = if hard { g.range(8, 28) } else { g.range(2, 14) };
+        let n = if hard {
+            g.range(8, 28)
+        } else if big {
+            g.range(30, 90)
+        } else {
+            g.range(2, 14)
+        };
         let mut rows: Vec<GenRow> = Vec::new();
         let mut max_ts = base;
         let mut t = base;
@@ -344,6 +374,19 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
             });
         }
         if regular {
+            // A retraction of a row that was never inserted, or an update with no before-image.
+            if g.chance(15) {
+                clock += g.range(1, 400);
+                let kind = *g.pick(&["-D", "+U", "-U"]);
+                rows.push(GenRow {
+                    key: g.range(0, keys - 1),
+                    ts: base + g.range(0, 20) * 100,
+                    extra: if si == 0 { "77".into() } else { "never".into() },
+                    subtask: None,
+                    arrival: clock,
+                    kind,
+                });
+            }
             // Retractions of earlier rows (the same values), and updates.
             let m = rows.len();
             for i in 0..m {

@@ -42,6 +42,10 @@ pub const FLINK_VERSION: &str = "2.3.0";
 /// The most periodic-emit ticks an export replays (each is one pacer event).
 pub const MAX_TICKS: usize = 100_000;
 
+/// Up to this many, every periodic emit is replayed; beyond, only those at which the simulator
+/// says something can change (`Assigner::next_interesting_tick`).
+pub const EVERY_TICK_LIMIT: usize = 20_000;
+
 /// Exports a scenario as a Java source file with the class name `JoinlabJob`.
 pub fn export(scenario: &Scenario, kind: ExportKind) -> Result<String, Error> {
     export_named(scenario, kind, "JoinlabJob")
@@ -125,9 +129,9 @@ pub(crate) enum Ev {
     Tick(usize, u32, i64),
 }
 
-/// The pacer's events: the plan's arrivals in order, with a tick for every periodic emit the
-/// simulator runs before each arrival (the same schedule as `sim.rs`'s
-/// `advance_processing_time`).
+/// The pacer's events: the plan's arrivals in order, with a tick for every periodic emit before
+/// each arrival: every multiple of the interval (when there are at most [`EVERY_TICK_LIMIT`]),
+/// or those the simulator runs (the schedule of `sim.rs`'s `advance_processing_time`).
 pub(crate) fn events(plan: &Plan) -> Result<Vec<Ev>, Error> {
     let pa = plan.assigner_parallelism as usize;
     // Index of each row within its stream.
@@ -148,21 +152,42 @@ pub(crate) fn events(plan: &Plan) -> Result<Vec<Ev>, Error> {
         Arrival::Watermark { arrival, .. } => *arrival,
     };
     let mut now = plan.arrivals.first().map(time_of).unwrap_or(0);
+    // Replay every periodic emit (each multiple of the interval) when there are not too many:
+    // that does not rely on the simulator's choice of which emits can change anything.
+    let last = plan.arrivals.last().map(time_of).unwrap_or(now);
+    let span = (last as i128 - now as i128).max(0);
+    let full: i128 = gens
+        .iter()
+        .filter(|g| g.interval > 0)
+        .map(|g| span / g.interval as i128 + 1)
+        .sum::<i128>()
+        * pa as i128;
+    let every_tick = full <= EVERY_TICK_LIMIT as i128;
     let mut out = Vec::with_capacity(plan.arrivals.len());
     let mut ticks = 0usize;
     let mut em = Vec::new();
     for a in &plan.arrivals {
         let t = time_of(a);
         loop {
-            let tick = asg
-                .iter()
-                .enumerate()
-                .filter(|(si, _)| gens[*si].interval > 0)
-                .flat_map(|(si, v)| {
-                    v.iter()
-                        .filter_map(move |x| x.next_interesting_tick(now, gens[si].interval))
-                })
-                .min();
+            let tick = if every_tick {
+                gens.iter()
+                    .filter(|g| g.interval > 0)
+                    .map(|g| {
+                        now.div_euclid(g.interval)
+                            .saturating_add(1)
+                            .saturating_mul(g.interval)
+                    })
+                    .min()
+            } else {
+                asg.iter()
+                    .enumerate()
+                    .filter(|(si, _)| gens[*si].interval > 0)
+                    .flat_map(|(si, v)| {
+                        v.iter()
+                            .filter_map(move |x| x.next_interesting_tick(now, gens[si].interval))
+                    })
+                    .min()
+            };
             match tick {
                 Some(tk) if tk <= t => {
                     now = tk;
@@ -942,3 +967,195 @@ Run: L=<site-packages>/pyflink/lib (pip install apache-flink==2.3.0)
        -cp \"$L/*:.\" JoinlabJob
 For a production job keep the operator part of main() and replace Rt.source(env, i) by your
 source with the watermark strategy named above (and a sink instead of Rt.Print).";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gallery() -> Vec<(String, Scenario)> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(&dir).expect("scenarios/") {
+            let p = e.expect("entry").path();
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_default();
+            if name.ends_with(".json") && !name.ends_with(".expected.json") {
+                let text = std::fs::read_to_string(&p).expect("read");
+                out.push((name, Scenario::from_json(&text).expect("scenario")));
+            }
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+
+    /// Decodes a Java text block the way javac does (for the escapes we produce).
+    fn decode_text_block(src: &str) -> String {
+        let body = src
+            .strip_prefix("\"\"\"\n")
+            .expect("opening")
+            .strip_suffix("\"\"\"")
+            .expect("closing");
+        let lines: Vec<&str> = body.split('\n').collect();
+        let indent = lines
+            .iter()
+            .map(|l| l.len() - l.trim_start().len())
+            .min()
+            .unwrap_or(0);
+        let joined: String = lines
+            .iter()
+            .map(|l| &l[indent.min(l.len())..])
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut out = String::new();
+        let mut it = joined.chars().peekable();
+        while let Some(c) = it.next() {
+            if c == '\\' {
+                match it.next() {
+                    Some('\\') => out.push('\\'),
+                    Some('"') => out.push('"'),
+                    Some('u') => {
+                        let hex: String = it.by_ref().take(4).collect();
+                        out.push(
+                            char::from_u32(u32::from_str_radix(&hex, 16).expect("hex"))
+                                .expect("char"),
+                        );
+                    }
+                    other => panic!("unexpected escape {other:?}"),
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn text_blocks_round_trip() {
+        let lines: Vec<String> = vec![
+            r#"["a\"b", "c\\d"]"#.into(),
+            r#"["""", "x"]"#.into(),
+            "[\"\u{1}\"]".into(),
+            "[\"日本\"]".into(),
+        ];
+        let block = text_block(&lines, "        ");
+        assert!(
+            !block[3..block.len() - 3].contains("\"\"\""),
+            "no closing delimiter inside: {block}"
+        );
+        assert_eq!(decode_text_block(&block), lines.join("\n") + "\n");
+        // Empty text.
+        assert_eq!(decode_text_block(&text_block(&[], "    ")), "");
+    }
+
+    #[test]
+    fn java_names() {
+        assert_eq!(ident("show_log", "s"), "showLog");
+        assert_eq!(ident("class", "stream0"), "stream0_class");
+        assert_eq!(ident("1abc", "stream1"), "stream1_1abc");
+        assert_eq!(ident("env", "s"), "env_");
+        assert_eq!(jstr("a\"b\\c\nd"), r#""a\"b\\c\nd""#);
+        assert!(export_named(&Scenario::default(), ExportKind::FlinkJava, "9x").is_err());
+    }
+
+    #[test]
+    fn every_gallery_scenario_exports() {
+        let all = gallery();
+        assert!(!all.is_empty());
+        for (name, sc) in all {
+            let kind = if sc.job.operator.is_sql() {
+                ExportKind::FlinkSql
+            } else {
+                ExportKind::FlinkJava
+            };
+            let java = export(&sc, kind).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(java.contains("public class JoinlabJob {"), "{name}");
+            assert!(java.trim_end().ends_with('}'), "{name}");
+            assert!(
+                java.contains("static final class Rt"),
+                "{name}: the runtime is included"
+            );
+            assert_eq!(
+                java.matches('{').count(),
+                java.matches('}').count(),
+                "{name}: braces balance"
+            );
+            // Every arrival of the plan is one event (plus ticks).
+            let plan = plan::build(&sc, Limits::default()).expect("plan");
+            let evs = events(&plan).expect("events");
+            let non_ticks = evs.iter().filter(|e| !matches!(e, Ev::Tick(..))).count();
+            assert_eq!(non_ticks, plan.arrivals.len(), "{name}");
+            // And the data file replays the same.
+            let data = export_data(&sc).expect("data");
+            assert_eq!(
+                data.lines()
+                    .filter(|l| l.starts_with(['R', 'W', 'T']))
+                    .count(),
+                evs.len(),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn sql_scenario_needs_no_java_flag_but_datastream_refuses_sql() {
+        let sc = Scenario::from_json(
+            r#"{"job":{"operator":"interval_join","interval":{"lower":-5,"upper":5}},"streams":[
+            {"name":"a","columns":["k","t"],"key":"k","time":"t","rows":"1, 5"},
+            {"name":"b","columns":["k","t"],"key":"k","time":"t","rows":"1, 6"}]}"#,
+        )
+        .expect("scenario");
+        assert!(export(&sc, ExportKind::FlinkSql).is_err());
+        let java = export(&sc, ExportKind::FlinkJava).expect("java");
+        assert!(
+            java.contains(".intervalJoin(b.keyBy(r -> (Integer) r.getField(0), Types.INT))"),
+            "{java}"
+        );
+        assert!(java.contains(".between(Duration.ofMillis(-5), Duration.ofMillis(5))"));
+        assert!(java.contains("static final int SHAPE = Rt.TWO;"));
+        assert!(
+            java.contains("R 0 0 0\n        R 1 0 0\n"),
+            "arrival order by time: a then b"
+        );
+    }
+
+    #[test]
+    fn sql_intervals_and_delay() {
+        let sc = Scenario::from_json(r#"{"job":{"operator":"sql_interval_join","sql":{"join":"left","lower":"-10m","upper":"1.5s","upper_strict":true}},"streams":[
+            {"name":"show","columns":["id:int","t"],"key":"id","time":"t","rows":"1, 5"},
+            {"name":"click","columns":["id:int","t"],"key":"id","time":"t","rows":"1, 6"}]}"#)
+        .expect("scenario");
+        let java = export(&sc, ExportKind::FlinkSql).expect("sql");
+        assert!(java.contains("L.jl_rowtime >= R.jl_rowtime - INTERVAL '10' MINUTE AND L.jl_rowtime < R.jl_rowtime + INTERVAL '1.500' SECOND(1, 3)"), "{java}");
+        assert!(java.contains("LEFT JOIN"));
+        // max(-leftLowerBound, leftUpperBound) = max(600000, 1499).
+        assert!(java.contains("static final long OUTPUT_WATERMARK_DELAY = 600000;"));
+        assert!(java.contains("\"rowtime\")"));
+        assert!(conformance_exclusion(&sc).is_none());
+        let mut p = sc.clone();
+        p.job.sql.time = TimeKind::Processing;
+        assert!(conformance_exclusion(&p)
+            .unwrap_or_default()
+            .contains("wall clock"));
+    }
+
+    #[test]
+    fn periodic_emits_become_ticks_on_the_simulated_clock() {
+        // Subtask 1 gets one row at 1 s, then nothing: with a 200 ms interval and idleness 1 s
+        // its IdlenessTimer starts at the first quiet emit (1400) and it is idle at the first
+        // emit more than 1 s later (2600): both ticks must be replayed on that subtask.
+        let sc = Scenario::from_json(r#"{"job":{"operator":"window_aggregate","parallelism":2,
+            "watermark":{"per_event":false,"interval":"200ms","idle_timeout":"1s"},"window":{"size":"5s"}},
+            "streams":[{"name":"c","columns":["u","ts"],"key":"u","time":"ts","rows":"u1, 1s | s=1\nu1, 2s | s=0\nu2, 3s | s=0"}]}"#)
+        .expect("scenario");
+        let plan = plan::build(&sc, Limits::default()).expect("plan");
+        let evs = events(&plan).expect("events");
+        assert!(evs.contains(&Ev::Tick(0, 1, 1400)), "{evs:?}");
+        assert!(evs.contains(&Ev::Tick(0, 1, 2600)), "{evs:?}");
+        assert_eq!(evs[0], Ev::Row(0, 1, 0));
+        // Ticks come before the row that arrives after them.
+        let pos = |e: &Ev| evs.iter().position(|x| x == e).unwrap_or(usize::MAX);
+        assert!(pos(&Ev::Tick(0, 1, 1400)) < pos(&Ev::Row(0, 0, 1)));
+    }
+}

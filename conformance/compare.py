@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Compare what real Flink printed for an exported scenario with the engine's result.
+
+Usage: compare.py ENGINE.json FLINK.out     (exit 0: match, 1: mismatch, 2: Flink run failed)
+
+ENGINE.json is `joinlab run SCENARIO --json`; FLINK.out is the stdout of the exported job
+(`JL|...` lines, see the header of an exported job). Compared, per operator subtask:
+
+- outputs (joins, split main output, SQL changelog rows with their kinds) as multisets,
+- window results (key, window, count, sum, timestamp, firing) as multisets,
+- late rows (stream, row, timestamp, late side-output tag) as multisets,
+- side outputs of the split (tag, row, timestamp) as multisets,
+
+and then the order of each of these within a subtask. A difference in order alone is reported
+as `order` (not a mismatch: Flink's end-of-input watermarks reach an operator over its input
+channels in any order, see CONFORMANCE.md). As a library: `compare(engine, flink_lines)`.
+"""
+
+import json
+import sys
+from collections import Counter
+
+
+def norm(v):
+    """A JSON value made hashable, numbers compared as floats."""
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return v
+    if isinstance(v, (int, float)):
+        return float(v)
+    if isinstance(v, list):
+        return tuple(norm(x) for x in v)
+    return json.dumps(v, sort_keys=True)
+
+
+def row(r):
+    return None if r is None else norm(r["values"])
+
+
+def engine_records(e):
+    """The engine's result as {category: [(subtask, record, final)]} in emission order; `final`
+    marks what the end of input (the final watermark) produced."""
+    sql = e["operator"] in ("sql_interval_join", "regular_join")
+    last = e.get("steps", 0) - 1
+    late_tags = set()
+    out = {"outputs": [], "windows": [], "late": [], "side": []}
+    for o in e.get("outputs", []):
+        ts = None if sql else o.get("timestamp")
+        w = o.get("window")
+        out["outputs"].append((o["subtask"], (o["kind"], norm(ts), row(o.get("left")), row(o.get("right")), norm(w)), o.get("step") == last))
+    for w in e.get("windows", []):
+        firing = w.get("firing") if e.get("_compare_firing", True) else None
+        out["windows"].append((w["subtask"], (norm(w["key"]), norm(w["start"]), norm(w["end"]), norm(w["count"]), norm(w.get("sum")), norm(w["timestamp"]), firing), w.get("step") == last))
+    for l in e.get("late", []):
+        tag = l.get("side_output")
+        if tag:
+            late_tags.add(tag)
+        out["late"].append((l["subtask"], (l["stream"], norm(l.get("timestamp")), tag, row(l["row"])), l.get("step") == last))
+    side = []
+    for tag, rows in sorted(e.get("side_outputs", {}).items()):
+        if tag in late_tags:
+            continue
+        for s in rows:
+            side.append((s.get("step", 0), s["subtask"], (tag, norm(s.get("timestamp")), row(s["row"]))))
+    # Emission order across tags: by the step that produced each record.
+    side.sort(key=lambda x: x[0])
+    out["side"] = [(sub, rec, step == last) for step, sub, rec in side]
+    return out
+
+
+def parse_value(text):
+    return None if text == "null" else json.loads(text)
+
+
+def flink_records(lines):
+    """Flink's `JL|` lines as {category: [(subtask, record)]}, plus status info."""
+    out = {"outputs": [], "windows": [], "late": [], "side": []}
+    info = {"warnings": [], "end": None, "error": None, "times": {}}
+    for line in lines:
+        line = line.rstrip("\n")
+        if not line.startswith("JL|"):
+            continue
+        f = line.split("|")
+        kind = f[1]
+        if kind == "OUT":
+            sub, k, ts, left, right, w = int(f[2]), f[3], f[4], f[5], f[6], f[7]
+            ts = None if ts == "-" else int(ts)
+            win = None if w == "-" else [int(x) for x in w.split(",")]
+            out["outputs"].append((sub, (k, norm(ts), norm(parse_value(left)), norm(parse_value(right)), norm(win))))
+        elif kind == "WIN":
+            sub = int(f[2])
+            key = parse_value(f[3])
+            s = None if f[7] == "null" else float(f[7])
+            out["windows"].append((sub, (norm(key), float(f[4]), float(f[5]), float(f[6]), s, float(f[8]), int(f[9]))))
+        elif kind == "LATE":
+            sub, stream, tag, ts, r = int(f[2]), f[3], f[4], f[5], f[6]
+            out["late"].append((sub, (stream, norm(None if ts == "-" else int(ts)), None if tag == "-" else tag, norm(parse_value(r)))))
+        elif kind == "SIDE":
+            sub, tag, ts, r = int(f[2]), f[3], f[4], f[5]
+            out["side"].append((sub, (tag, norm(None if ts == "-" else int(ts)), norm(parse_value(r)))))
+        elif kind == "WARN":
+            info["warnings"].append("|".join(f[2:]))
+        elif kind == "END":
+            info["end"] = f[2]
+            if f[2] != "ok":
+                info["error"] = "|".join(f[3:]) or f[2]
+        elif kind == "TIME":
+            info["times"][f[2]] = int(f[3])
+    return out, info
+
+
+def fmt(rec):
+    return json.dumps(rec, default=str)
+
+
+def compare(engine, flink_lines, compare_firing=True):
+    """Returns (status, details): status is match, order, mismatch or error."""
+    engine = dict(engine)
+    engine["_compare_firing"] = compare_firing
+    want = engine_records(engine)
+    got, info = flink_records(flink_lines)
+    if not compare_firing:
+        got["windows"] = [(s, r[:-1] + (None,)) for s, r in got["windows"]]
+    details = []
+    if info["end"] != "ok":
+        return "error", [f"Flink run failed: {info['error'] or 'no end marker (crashed or killed)'}"]
+    # At the end of input each channel delivers its Long.MAX_VALUE watermark whenever it gets
+    # there, so with several input channels (parallelism > 1, two inputs, or the window join's
+    # union of both streams) the operator's watermark may reach +inf in several steps, in an
+    # order that differs from run to run. What the end of input emits is then compared as a
+    # multiset; everything before it, in order.
+    p = engine.get("parallelism", 1)
+    several_channels = p > 1 or engine.get("operator") in ("window_join", "interval_join", "sql_interval_join", "regular_join")
+    status = "match"
+    for cat in ("outputs", "windows", "late", "side"):
+        w, g = want[cat], got[cat]
+        subs = sorted({x[0] for x in w} | {x[0] for x in g})
+        for sub in subs:
+            ws = [r for s, r, _ in w if s == sub]
+            pre = [r for s, r, f in w if s == sub and not f]
+            fin = [r for s, r, f in w if s == sub and f]
+            gs = [r for s, r in g if s == sub]
+            cw, cg = Counter(ws), Counter(gs)
+            if cw != cg:
+                status = "mismatch"
+                only_engine = list((cw - cg).elements())
+                only_flink = list((cg - cw).elements())
+                details.append(f"{cat} subtask {sub}: engine has {len(ws)}, Flink {len(gs)}")
+                for r in only_engine[:10]:
+                    details.append(f"  only engine: {fmt(r)}")
+                for r in only_flink[:10]:
+                    details.append(f"  only Flink:  {fmt(r)}")
+            elif ws != gs and not (several_channels and gs[: len(pre)] == pre and Counter(gs[len(pre):]) == Counter(fin)):
+                if status == "match":
+                    status = "order"
+                details.append(f"{cat} subtask {sub}: same records, different order")
+                for a, b in zip(ws, gs):
+                    if a != b:
+                        details.append(f"  first difference: engine {fmt(a)} / Flink {fmt(b)}")
+                        break
+    if info["warnings"]:
+        details.append("pacer warnings (the replay may not have been deterministic): " + "; ".join(info["warnings"][:5]))
+        if status == "match":
+            status = "match-warned"
+    return status, details
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        sys.exit(2)
+    engine = json.load(open(sys.argv[1]))
+    lines = open(sys.argv[2], encoding="utf-8").read().splitlines()
+    status, details = compare(engine, lines)
+    print(status)
+    for d in details:
+        print(d)
+    sys.exit(0 if status in ("match", "order") else 2 if status == "error" else 1)
+
+
+if __name__ == "__main__":
+    main()
