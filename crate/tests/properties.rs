@@ -59,6 +59,9 @@ fn pairs(r: &RunResult) -> Vec<(Option<u32>, Option<u32>)> {
     v
 }
 
+/// The (key, ts) values of a result's left and right rows.
+type PairValues = (Option<(u8, i64)>, Option<(u8, i64)>);
+
 fn line_of(i: usize) -> u32 {
     i as u32 + 1
 }
@@ -357,7 +360,7 @@ proptest! {
         let norm = |m: &HashMap<(Option<u32>, Option<u32>), i64>| {
             let mut v: Vec<_> = m.iter().map(|((a, b), c)| ((val(&l, *a), val(&r, *b)), *c)).collect();
             v.sort();
-            let mut out: Vec<((Option<(u8, i64)>, Option<(u8, i64)>), i64)> = Vec::new();
+            let mut out: Vec<(PairValues, i64)> = Vec::new();
             for (k, c) in v {
                 match out.last_mut() {
                     Some((lk, lc)) if *lk == k => *lc += c,
