@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's one test command (the README's, and what .ci/run calls): formatting, lints,
-# the engine's tests (golden scenarios, unit, property and robustness tests), the wasm build
-# and the browser tests in headless Chromium.
+# the engine's tests (golden scenarios, unit, property and robustness tests), the gallery on
+# real Apache Flink 2.3.0 (conformance), the wasm build and the browser tests in headless
+# Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
@@ -16,5 +17,7 @@ echo "== golden scenarios through the CLI"
 files=$(ls scenarios/*.json | grep -v '\.expected\.json$')
 # shellcheck disable=SC2086
 cargo run -q --release --bin joinlab -- check $files
+echo "== conformance: every gallery scenario on real Apache Flink 2.3.0"
+bash scripts/conformance.sh
 echo "== web build and browser tests"
 npm run test:browser
