@@ -280,14 +280,15 @@ impl RunResult {
             .sink
             .outputs
             .iter()
-            .map(|o: &OutputRow| Output {
+            .zip(out.sink.output_windows())
+            .map(|(o, window): (&OutputRow, _)| Output {
                 left: o.left.map(row_ref),
                 right: o.right.map(row_ref),
-                timestamp: o.timestamp,
+                timestamp: o.timestamp(),
                 kind: o.kind,
-                subtask: o.subtask,
-                step: o.step,
-                window: o.window.map(|(a, b)| [a, b]),
+                subtask: o.subtask(),
+                step: o.step(),
+                window: window.map(|(a, b)| [a, b]),
             })
             .collect();
         let late = out

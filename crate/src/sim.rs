@@ -150,6 +150,14 @@ struct Sim<'p, O: Operator> {
     snapshots: bool,
     stop_after: Option<usize>,
     stopped: Option<Vec<SubtaskState>>,
+    /// Scratch buffers of `broadcast` (kept to avoid an allocation per row).
+    scratch_outs: Vec<ValveOutput>,
+    scratch_advances: Vec<Watermark>,
+    /// Some assigner emits periodic watermarks (`interval > 0`).
+    any_periodic: bool,
+    /// Watermark origins are needed: tracing, or the operator reports late rows
+    /// (`Ctx::late` is the only reader of `Ctx::origin`).
+    want_origin: bool,
 }
 
 /// Runs a plan with operator type `O`.
@@ -207,6 +215,10 @@ pub fn simulate<O: Operator>(plan: &Plan, opts: &RunOptions) -> Result<RunOutput
         snapshots: opts.snapshots,
         stop_after: opts.stop_after,
         stopped: None,
+        scratch_outs: Vec::new(),
+        scratch_advances: Vec::new(),
+        any_periodic: plan.generators.iter().any(|g| g.interval > 0),
+        want_origin: opts.trace || O::REPORTS_LATE,
     };
     for a in &plan.arrivals {
         let t = arrival_time(plan, a);
@@ -233,7 +245,7 @@ pub fn simulate<O: Operator>(plan: &Plan, opts: &RunOptions) -> Result<RunOutput
                 if slot.a.on_punctuation(*value, &mut em) {
                     slot.punctuated = true;
                 }
-                sim.broadcast(*stream, *assigner, &em, false);
+                sim.broadcast(*stream, *assigner, &em, None);
                 sim.emissions = em;
                 sim.end();
             }
@@ -262,14 +274,21 @@ pub fn simulate<O: Operator>(plan: &Plan, opts: &RunOptions) -> Result<RunOutput
         });
     }
     let watermarks = sim.subs.iter().map(|s| s.watermark).collect();
-    let final_state = match sim.stopped.take() {
-        Some(state) => state,
-        None => (0..sim.subs.len()).map(|j| sim.snapshot(j)).collect(),
-    };
     let state_empty = sim
         .subs
         .iter()
         .all(|s| s.op.is_empty() && s.timers.is_empty() && s.ptimers.is_empty());
+    // The snapshots are read by the trace's verdicts, by `state_at` (a `stop_after` past the
+    // last step gets the final state) and, when something is left, by the result
+    // (`RunResult::build` drops them when the state is empty): skip building them (a
+    // `String` per entry) for a lean run that ends empty.
+    let final_state = match sim.stopped.take() {
+        Some(state) => state,
+        None if opts.trace || opts.stop_after.is_some() || !state_empty => {
+            (0..sim.subs.len()).map(|j| sim.snapshot(j)).collect()
+        }
+        None => Vec::new(),
+    };
     let assigner_watermarks = sim
         .assigners
         .iter()
@@ -400,23 +419,23 @@ impl<O: Operator> Sim<'_, O> {
         if slot.a.last_emitted != before {
             slot.punctuated = false;
         }
-        self.broadcast(r.stream, r.assigner, &em, false);
+        self.broadcast(r.stream, r.assigner, &em, None);
         self.emissions = em;
         self.end();
     }
 
     /// Sends an assigner subtask's emissions to every operator subtask (`broadcastEmit`).
-    /// With `defer`, watermark advances are only recorded (end of input: one jump).
+    /// With `defer`, watermark advances are only recorded there, per subtask (end of input:
+    /// one jump).
     fn broadcast(
         &mut self,
         stream: Side,
         assigner: u32,
         em: &[Emission],
-        defer: bool,
-    ) -> Vec<Option<Watermark>> {
-        let mut pending = vec![None; self.subs.len()];
+        mut defer: Option<&mut [Option<Watermark>]>,
+    ) {
         if em.is_empty() {
-            return pending;
+            return;
         }
         if self.sink.tracing {
             for e in em {
@@ -446,12 +465,15 @@ impl<O: Operator> Sim<'_, O> {
         }
         let pa = self.plan.assigner_parallelism as usize;
         let tracing = self.sink.tracing;
+        // Reused scratch buffers: no allocation per row.
+        let mut outs = std::mem::take(&mut self.scratch_outs);
+        let mut advances = std::mem::take(&mut self.scratch_advances);
         #[allow(clippy::needless_range_loop)] // `self` is borrowed mutably inside the loop
         for j in 0..self.subs.len() {
             for e in em {
-                let mut advances = Vec::new();
+                advances.clear();
                 {
-                    let mut outs = Vec::new();
+                    outs.clear();
                     let (input, ch) = match (&self.subs[j].inputs, self.union) {
                         (Inputs::Single(_), true) => (0, stream.index() * pa + assigner as usize),
                         (Inputs::Single(_), false) => (0, assigner as usize),
@@ -477,7 +499,7 @@ impl<O: Operator> Sim<'_, O> {
                         Emission::Idle => valve.input_status(true, ch, &mut outs),
                         Emission::Active => valve.input_status(false, ch, &mut outs),
                     }
-                    for o in outs {
+                    for &o in &outs {
                         let adv = match (&mut sub.inputs, o) {
                             (Inputs::Single(_), ValveOutput::Watermark(w)) => Some(w),
                             (Inputs::Single(_), _) => None,
@@ -494,16 +516,16 @@ impl<O: Operator> Sim<'_, O> {
                         advances.extend(adv);
                     }
                 }
-                for w in advances {
-                    if defer {
-                        pending[j] = Some(w);
-                    } else {
-                        self.advance(j, w);
+                for &w in &advances {
+                    match defer.as_deref_mut() {
+                        Some(pending) => pending[j] = Some(w),
+                        None => self.advance(j, w),
                     }
                 }
             }
         }
-        pending
+        self.scratch_outs = outs;
+        self.scratch_advances = advances;
     }
 
     /// Where subtask `j`'s watermark `w` comes from: a channel whose watermark equals it.
@@ -547,7 +569,11 @@ impl<O: Operator> Sim<'_, O> {
 
     /// `processWatermark(w)` of subtask `j`: fire event-time timers up to `w`, then forward.
     fn advance(&mut self, j: usize, w: Watermark) {
-        let origin = self.origin_of(j, w);
+        let origin = if self.want_origin {
+            self.origin_of(j, w)
+        } else {
+            None
+        };
         let plan = self.plan;
         let now = self.now;
         let (sub, sink) = self.ctx_parts(j);
@@ -573,6 +599,11 @@ impl<O: Operator> Sim<'_, O> {
     /// Moves simulated processing time to `t`: periodic watermark emits and processing-time
     /// timers due before it fire, in time order (periodic emits first at equal times).
     fn advance_processing_time(&mut self, t: i64) {
+        if !self.any_periodic && self.subs.iter().all(|s| s.ptimers.is_empty()) {
+            // Nothing can fire: no periodic emission and no processing-time timer.
+            self.now = self.now.max(t);
+            return;
+        }
         loop {
             let tick = self
                 .assigners
@@ -584,7 +615,7 @@ impl<O: Operator> Sim<'_, O> {
             let ptimer = self
                 .subs
                 .iter()
-                .filter_map(|s| s.ptimers.peek().map(|p| p.timestamp))
+                .filter_map(|s| s.ptimers.peek_timestamp())
                 .min();
             match (tick, ptimer) {
                 (Some(tk), p) if tk <= t && p.is_none_or(|p| tk <= p) => self.periodic(tk),
@@ -621,7 +652,7 @@ impl<O: Operator> Sim<'_, O> {
         });
         for (si, a, em) in all {
             let side = if si == 0 { Side::Left } else { Side::Right };
-            self.broadcast(side, a as u32, &em, false);
+            self.broadcast(side, a as u32, &em, None);
         }
         self.end();
     }
@@ -652,12 +683,7 @@ impl<O: Operator> Sim<'_, O> {
                     let mut em = Vec::new();
                     self.assigners[si][a].a.end_of_input(&mut em);
                     let side = if si == 0 { Side::Left } else { Side::Right };
-                    let got = self.broadcast(side, a as u32, &em, true);
-                    for (p, g) in pending.iter_mut().zip(got) {
-                        if g.is_some() {
-                            *p = g;
-                        }
-                    }
+                    self.broadcast(side, a as u32, &em, Some(&mut pending));
                 }
             }
             for (j, p) in pending.into_iter().enumerate() {
@@ -730,7 +756,13 @@ mod tests {
         out.sink
             .outputs
             .iter()
-            .map(|o| (p.row(o.left.unwrap()).line, o.step, o.timestamp.unwrap()))
+            .map(|o| {
+                (
+                    p.row(o.left.unwrap()).line,
+                    o.step(),
+                    o.timestamp().unwrap(),
+                )
+            })
             .collect()
     }
 
@@ -785,7 +817,13 @@ mod tests {
             .sink
             .outputs
             .iter()
-            .map(|o| (p.row(o.left.unwrap()).line, o.step, o.timestamp.unwrap()))
+            .map(|o| {
+                (
+                    p.row(o.left.unwrap()).line,
+                    o.step(),
+                    o.timestamp().unwrap(),
+                )
+            })
             .collect();
         assert_eq!(f[0], (1, 2, 200_999));
     }

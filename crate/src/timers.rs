@@ -40,21 +40,21 @@ struct HeapEntry {
     slot: u32,
 }
 
-#[derive(Clone, Debug)]
-struct Slot<K, N> {
-    timer: Timer<K, N>,
-    /// 1-based heap index (`HeapPriorityQueueElement.getInternalIndex`).
-    pos: usize,
-}
-
 /// `HeapPriorityQueueSet<TimerHeapInternalTimer<K, N>>`: a timestamp-ordered min-heap of
 /// distinct timers with Flink's exact sift mechanics (see the module documentation).
 /// `add`, `delete` and `poll` are O(log n).
+///
+/// Layout: the heap array holds `(timestamp, slot)` pairs; the timers live in an arena
+/// (`timers[slot]`) and each slot's 1-based heap index (`HeapPriorityQueueElement
+/// .getInternalIndex`) in a dense `pos[slot]` array, so a sift step writes 4 bytes there.
 #[derive(Clone, Debug)]
 pub struct TimerQueue<K: Eq + Hash + Clone, N: Eq + Hash + Clone> {
     /// `heap[i - 1]` is Flink's `queue[i]`.
     heap: Vec<HeapEntry>,
-    slots: Vec<Option<Slot<K, N>>>,
+    /// The timer of each arena slot (`None` when free).
+    timers: Vec<Option<Timer<K, N>>>,
+    /// 1-based heap index of each arena slot (stale when free).
+    pos: Vec<u32>,
     free: Vec<u32>,
     /// The de-duplication maps (one per key group in Flink; one map here, which does not
     /// affect the order): timer → arena slot.
@@ -72,7 +72,8 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
     pub fn new() -> Self {
         TimerQueue {
             heap: Vec::new(),
-            slots: Vec::new(),
+            timers: Vec::new(),
+            pos: Vec::new(),
             free: Vec::new(),
             index: FxHashMap::default(),
         }
@@ -96,23 +97,29 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
     /// `HeapPriorityQueueSet.add`: queues the timer unless an equal one is present. Returns
     /// `true` if it was added. (Flink's own return value means "the head may have changed".)
     pub fn add(&mut self, timer: Timer<K, N>) -> bool {
-        if self.index.contains_key(&timer) {
-            return false;
-        }
+        use std::collections::hash_map::Entry;
         let timestamp = timer.timestamp;
+        // One hash per add: the entry is looked up once, whether or not it is present.
+        let vacant = match self.index.entry(timer) {
+            Entry::Occupied(_) => return false,
+            Entry::Vacant(v) => v,
+        };
         let slot = match self.free.pop() {
-            Some(s) => s,
+            Some(s) => {
+                self.timers[s as usize] = Some(vacant.key().clone());
+                s
+            }
             None => {
-                self.slots.push(None);
-                (self.slots.len() - 1) as u32
+                self.timers.push(Some(vacant.key().clone()));
+                self.pos.push(0);
+                (self.timers.len() - 1) as u32
             }
         };
-        self.index.insert(timer.clone(), slot);
-        self.slots[slot as usize] = Some(Slot { timer, pos: 0 });
+        vacant.insert(slot);
         // HeapPriorityQueue.addInternal: increaseSizeByOne, moveElementToIdx, siftUp.
         self.heap.push(HeapEntry { timestamp, slot });
         let idx = self.heap.len();
-        self.set_pos(slot, idx);
+        self.pos[slot as usize] = idx as u32;
         self.sift_up(idx);
         true
     }
@@ -123,23 +130,28 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
         let Some(slot) = self.index.remove(timer) else {
             return false;
         };
-        let pos = self.slot(slot).pos;
+        let pos = self.pos[slot as usize] as usize;
         self.remove_at(pos);
-        self.slots[slot as usize] = None;
+        self.timers[slot as usize] = None;
         self.free.push(slot);
         true
     }
 
     /// The timer with the smallest timestamp (Flink's heap head), if any.
     pub fn peek(&self) -> Option<&Timer<K, N>> {
-        self.heap.first().map(|e| &self.slot(e.slot).timer)
+        self.heap.first().map(|e| self.timer(e.slot))
+    }
+
+    /// The smallest timestamp (the head's), if any: cheaper than `peek` (no arena access).
+    pub fn peek_timestamp(&self) -> Option<i64> {
+        self.heap.first().map(|e| e.timestamp)
     }
 
     /// `HeapPriorityQueueSet.poll`: removes and returns the head.
     pub fn poll(&mut self) -> Option<Timer<K, N>> {
         let head = self.heap.first()?.slot;
         self.remove_at(1);
-        let Slot { timer, .. } = self.slots[head as usize].take().expect("live slot");
+        let timer = self.timers[head as usize].take().expect("live slot");
         self.free.push(head);
         self.index.remove(&timer);
         Some(timer)
@@ -148,6 +160,7 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
     /// Polls the head if its timestamp is `<= time` — one step of
     /// `InternalTimerServiceImpl.advanceWatermark(time)` (or `onProcessingTime`), which
     /// repeats this until it returns `None`, firing each timer as it is polled.
+    #[inline]
     pub fn poll_due(&mut self, time: i64) -> Option<Timer<K, N>> {
         if self.heap.first()?.timestamp <= time {
             self.poll()
@@ -158,36 +171,35 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
 
     /// The timers in heap-array order (`HeapPriorityQueue.iterator()`), e.g. for display.
     pub fn iter(&self) -> impl Iterator<Item = &Timer<K, N>> + '_ {
-        self.heap.iter().map(|e| &self.slot(e.slot).timer)
+        self.heap.iter().map(|e| self.timer(e.slot))
     }
 
     /// Removes every timer (`HeapPriorityQueueSet.clear`).
     pub fn clear(&mut self) {
         self.heap.clear();
-        self.slots.clear();
+        self.timers.clear();
+        self.pos.clear();
         self.free.clear();
         self.index.clear();
     }
 
     // ---- heap mechanics (HeapPriorityQueue) ----------------------------------------------
 
-    fn slot(&self, slot: u32) -> &Slot<K, N> {
-        self.slots[slot as usize].as_ref().expect("live slot")
-    }
-
-    fn set_pos(&mut self, slot: u32, pos: usize) {
-        self.slots[slot as usize].as_mut().expect("live slot").pos = pos;
+    fn timer(&self, slot: u32) -> &Timer<K, N> {
+        self.timers[slot as usize].as_ref().expect("live slot")
     }
 
     /// Flink's `queue[i]` (1-based).
+    #[inline]
     fn at(&self, i: usize) -> HeapEntry {
         self.heap[i - 1]
     }
 
     /// `moveElementToIdx`.
+    #[inline]
     fn move_to(&mut self, e: HeapEntry, i: usize) {
         self.heap[i - 1] = e;
-        self.set_pos(e.slot, i);
+        self.pos[e.slot as usize] = i as u32;
     }
 
     /// `HeapPriorityQueue.removeInternal(removeIdx)`.
@@ -270,7 +282,7 @@ mod tests {
     /// Checks the heap property and the stored positions.
     fn check(q: &Q) {
         for i in 1..=q.heap.len() {
-            assert_eq!(q.slot(q.at(i).slot).pos, i);
+            assert_eq!(q.pos[q.at(i).slot as usize] as usize, i);
             if i > 1 {
                 assert!(q.at(i >> 1).timestamp <= q.at(i).timestamp);
             }

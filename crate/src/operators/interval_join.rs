@@ -225,6 +225,9 @@ impl IntervalJoin {
 }
 
 impl Operator for IntervalJoin {
+    // `WindowOperator.isElementLate` / `IntervalJoinOperator.isLate`.
+    const REPORTS_LATE: bool = true;
+
     type Ns = Cleanup;
 
     fn new(plan: &Plan, _subtask: SubtaskIndex) -> Self {

@@ -22,19 +22,39 @@ use std::fmt::Debug;
 use std::hash::Hash;
 
 /// A join result (or a padded outer-join row, or a split's main-output row).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+///
+/// Packed into 32 bytes (a run can hold tens of millions): the timestamp without an
+/// `Option` tag, the step as `u32`, the subtask as `u16` (operator parallelism ≤ 32768);
+/// the window of a window-join result lives in [`Sink::output_window`].
+#[derive(Clone, Debug, PartialEq)]
 pub struct OutputRow {
     pub left: Option<RowId>,
     pub right: Option<RowId>,
-    /// The output record's timestamp (`None` for SQL results, which carry none).
-    pub timestamp: Option<i64>,
+    timestamp: i64,
+    step: u32,
+    subtask: u16,
+    has_timestamp: bool,
     pub kind: RowKind,
-    pub subtask: SubtaskIndex,
+}
+
+// 32 bytes: see the type's documentation.
+const _: () = assert!(std::mem::size_of::<OutputRow>() == 32);
+
+impl OutputRow {
+    /// The output record's timestamp (`None` for SQL results, which carry none).
+    pub fn timestamp(&self) -> Option<i64> {
+        self.has_timestamp.then_some(self.timestamp)
+    }
+
+    /// The operator subtask that emitted it.
+    pub fn subtask(&self) -> SubtaskIndex {
+        SubtaskIndex(self.subtask as u32)
+    }
+
     /// The trace step that produced it.
-    pub step: usize,
-    /// The window it came from (window join).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub window: Option<(i64, i64)>,
+    pub fn step(&self) -> usize {
+        self.step as usize
+    }
 }
 
 /// A window aggregation result.
@@ -110,6 +130,9 @@ pub struct SideRow {
 #[derive(Clone, Debug, Default)]
 pub struct Sink {
     pub outputs: Vec<OutputRow>,
+    /// The window column of `outputs`, run-length encoded: (index of the first output of a
+    /// run, the window of that run's outputs). Read it with [`Sink::output_window`].
+    pub(crate) output_windows: Vec<(usize, Option<(i64, i64)>)>,
     pub windows: Vec<WindowResult>,
     pub late: Vec<LateRow>,
     /// (tag, rows) in the order tags first appeared.
@@ -123,6 +146,24 @@ pub struct Sink {
 }
 
 impl Sink {
+    /// The window output `i` came from (window join), `None` otherwise.
+    pub fn output_window(&self, i: usize) -> Option<(i64, i64)> {
+        let k = self.output_windows.partition_point(|r| r.0 <= i);
+        k.checked_sub(1).and_then(|k| self.output_windows[k].1)
+    }
+
+    /// The windows of all outputs, in order (the same as `output_window(i)` for each `i`).
+    pub fn output_windows(&self) -> impl Iterator<Item = Option<(i64, i64)>> + '_ {
+        let runs = &self.output_windows;
+        let mut k = 0;
+        (0..self.outputs.len()).map(move |i| {
+            while k + 1 < runs.len() && runs[k + 1].0 <= i {
+                k += 1;
+            }
+            runs.get(k).and_then(|r| r.1)
+        })
+    }
+
     fn count(&self) -> usize {
         self.outputs.len() + self.windows.len() + self.late.len()
     }
@@ -165,7 +206,8 @@ pub struct Ctx<'a, N: Clone + Eq + Hash> {
     pub timers: &'a mut TimerQueue<KeyId, N>,
     pub processing_timers: &'a mut TimerQueue<KeyId, N>,
     pub sink: &'a mut Sink,
-    /// Where the current watermark came from (for late reasons).
+    /// Where the current watermark came from (for late reasons). Computed only when tracing
+    /// or when the operator declares [`Operator::REPORTS_LATE`].
     pub origin: Option<WatermarkOrigin>,
     pub describe: fn(&N) -> String,
 }
@@ -248,14 +290,19 @@ impl<N: Clone + Eq + Hash> Ctx<'_, N> {
             return;
         }
         let step = self.sink.step;
+        debug_assert!(step <= u32::MAX as usize && self.subtask.0 <= u16::MAX as u32);
+        let index = self.sink.outputs.len();
+        if self.sink.output_windows.last().map(|r| r.1) != Some(window) {
+            self.sink.output_windows.push((index, window));
+        }
         self.sink.outputs.push(OutputRow {
             left,
             right,
-            timestamp,
+            timestamp: timestamp.unwrap_or(0),
+            step: step as u32,
+            subtask: self.subtask.0 as u16,
+            has_timestamp: timestamp.is_some(),
             kind,
-            subtask: self.subtask,
-            step,
-            window,
         });
         if self.sink.tracing {
             let index = self.sink.outputs.len() - 1;
@@ -400,6 +447,10 @@ pub trait Operator {
 
     /// Whether the operator holds no state (checked after the final watermark).
     fn is_empty(&self) -> bool;
+
+    /// Whether the operator drops rows as late (calls [`Ctx::late`]): the simulator then keeps
+    /// track of where each watermark came from, for the late reason.
+    const REPORTS_LATE: bool = false;
 
     /// Delay applied to the outgoing watermark (`KeyedCoProcessOperatorWithWatermarkDelay`).
     fn output_watermark_delay(&self) -> i64 {

@@ -346,7 +346,9 @@ impl WindowOperator {
     }
 
     /// FIRE: `emitWindowContents(window, windowState.get())` unless the state is empty.
-    fn fire(&mut self, cx: &mut Ctx<'_, Win>, key: KeyId, window: Win, sw: Win) {
+    /// `purge`: the state is cleared right after (the cleanup timer is this one) and nothing
+    /// reads its rows any more, so the aggregation's row list is moved into the result.
+    fn fire(&mut self, cx: &mut Ctx<'_, Win>, key: KeyId, window: Win, sw: Win, purge: bool) {
         let Some(st) = self.states.get_mut(&(key, sw)) else {
             return;
         };
@@ -380,13 +382,18 @@ impl WindowOperator {
                     _ => 1,
                 };
                 st.fired = Some((window, firing));
+                let rows = if purge {
+                    std::mem::take(&mut st.rows)
+                } else {
+                    st.rows.clone()
+                };
                 cx.emit_window(
                     key,
                     window.start,
                     window.end,
                     st.count,
                     st.sum.value(),
-                    st.rows.clone(),
+                    rows,
                     firing,
                 );
             }
@@ -448,7 +455,7 @@ impl WindowOperator {
             self.add_to_state(cx, key, w, w, row);
             // EventTimeTrigger.onElement
             if w.max_timestamp() <= wm {
-                self.fire(cx, key, w, w);
+                self.fire(cx, key, w, w, false);
             } else {
                 cx.register_event_timer(key, w.max_timestamp(), w);
             }
@@ -574,7 +581,7 @@ impl WindowOperator {
             let sw = self.state_window(key, actual).unwrap_or(actual);
             self.add_to_state(cx, key, actual, sw, row);
             if actual.max_timestamp() <= wm {
-                self.fire(cx, key, actual, sw);
+                self.fire(cx, key, actual, sw, false);
             } else {
                 cx.register_event_timer(key, actual.max_timestamp(), actual);
             }
@@ -606,6 +613,9 @@ impl WindowOperator {
 }
 
 impl Operator for WindowOperator {
+    // `WindowOperator.isElementLate` / `IntervalJoinOperator.isLate`.
+    const REPORTS_LATE: bool = true;
+
     type Ns = Win;
 
     fn new(plan: &Plan, _subtask: SubtaskIndex) -> Self {
@@ -699,11 +709,14 @@ impl Operator for WindowOperator {
         } else {
             w
         };
+        let cleanup = t == self.cleanup_time(w);
         // EventTimeTrigger.onEventTime
         if t == w.max_timestamp() {
-            self.fire(cx, key, w, sw);
+            // With the trace off, the cleanup below reads nothing of the rows.
+            let purge = cleanup && !cx.tracing();
+            self.fire(cx, key, w, sw, purge);
         }
-        if t == self.cleanup_time(w) {
+        if cleanup {
             // clearAllState: window state, trigger (its timer), merging window set.
             self.clear_state(cx, key, w, sw);
             cx.delete_event_timer(key, w.max_timestamp(), w);
