@@ -1,0 +1,366 @@
+// Benchmark 3 of issue 5 ("Page"): in headless Chromium (playwright-core, Debian's chromium),
+//  (a) keystroke → painted output for interval-join scenarios of 100, 1,000 and 10,000 rows
+//      (p50 / p95 over repeated edits), and
+//  (b) pasting 100,000 and 1,000,000 rows: the longest main-thread task (PerformanceObserver
+//      'longtask'; goal ≤ 50 ms), whether progress shows, and the time until the result arrives.
+//
+// Run: `npm run build && node scripts/bench-page.mjs` (options: --edits N, --sizes 100,1000,
+// --paste 100000,1000000). Prints a markdown table and writes it to target/bench/page.md.
+// A benchmark, not a test: it reports, it does not fail on slow numbers.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execSync } from 'node:child_process';
+import { setup, openPage, ROOT } from '../tests/browser/helpers.mjs';
+
+const argv = process.argv.slice(2);
+const opt = (name, def) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : def;
+};
+const EDITS = Number(opt('edits', 40));
+const SIZES = opt('sizes', '100,1000,10000').split(',').map(Number);
+const PASTES = opt('paste', '100000,1000000').split(',').filter(Boolean).map(Number);
+const KEYS = 100;
+/** Extra query for the edit runs, e.g. `--query '?panels=streams,outputs'` to see what the other panels cost. */
+const QUERY = opt('query', '');
+
+/**
+ * The rows of one stream of an interval-join scenario with `n` rows in all (n/2 per stream),
+ * 100 keys, timestamps rising by 10 ms with a 0..4 ms jitter; the right stream is 3 ms later.
+ * With the interval [-10, 10] ms every left row meets the right row of the same index (rows of
+ * the same key are 1 s apart), so the output has n/2 rows. Also evaluated inside the page.
+ */
+function streamRows(n, side) {
+  const half = Math.floor(n / 2);
+  const out = new Array(half);
+  for (let i = 0; i < half; i++) {
+    const jitter = (i * 7 + (side === 'r' ? 3 : 0)) % 5;
+    const ts = i * 10 + jitter + (side === 'r' ? 3 : 0);
+    out[i] = `k${i % 100}, ${i}, ${ts}`;
+  }
+  return out.join('\n');
+}
+
+function scenario(n, { leftRows } = {}) {
+  return {
+    title: `bench ${n} rows`,
+    job: { operator: 'interval_join', interval: { lower: -10, upper: 10 } },
+    streams: [
+      { name: 'l', columns: ['k', 'v:int', 'ts'], key: 'k', time: 'ts', rows: leftRows ?? streamRows(n, 'l') },
+      { name: 'r', columns: ['k', 'v:int', 'ts'], key: 'k', time: 'ts', rows: streamRows(n, 'r') },
+    ],
+  };
+}
+
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+};
+const f1 = (x) => (x === undefined || x === null || Number.isNaN(x) ? '–' : x.toFixed(1));
+const sec = (ms) => `${(ms / 1000).toFixed(2)} s`;
+
+/** Waits until no run or detail run is pending and the status shows a result. */
+async function settle(page, timeout = 180000) {
+  await page.waitForFunction(
+    () => {
+      const s = document.getElementById('status').textContent;
+      return /^✓|Not run/.test(s) && !document.body.classList.contains('detail-pending') && document.getElementById('progress').hidden;
+    },
+    null,
+    { timeout },
+  );
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 50)));
+}
+
+async function installObservers(page) {
+  await page.evaluate(() => {
+    const b = (window.__bench = { long: [], armed: false, t0: 0, done: null });
+    new PerformanceObserver((l) => {
+      for (const e of l.getEntries()) b.long.push({ start: e.startTime, dur: e.duration });
+    }).observe({ type: 'longtask' });
+    window.addEventListener(
+      'keydown',
+      () => {
+        if (b.armed) b.t0 = performance.now();
+      },
+      true,
+    );
+    const mo = new MutationObserver(() => {
+      if (!b.armed || !b.t0) return;
+      b.armed = false;
+      const t0 = b.t0;
+      const dom = performance.now() - t0;
+      const pending = document.body.classList.contains('detail-pending');
+      requestAnimationFrame(() => setTimeout(() => b.done && b.done(performance.now() - t0, dom, pending && !document.body.classList.contains('detail-pending')), 0));
+    });
+    mo.observe(document.getElementById('outputs'), { subtree: true, childList: true, characterData: true });
+  });
+}
+
+async function benchEdits(env, n) {
+  const { page, context } = await openPage(env, QUERY);
+  const sc = scenario(n);
+  await page.evaluate((text) => window.__joinlab.loadScenarioText(text, 'bench'), JSON.stringify(sc));
+  await settle(page);
+  await installObservers(page);
+  // The cursor right after the value of line 1 of the left stream ("k0, 0, 0"): typing a digit
+  // and deleting it again keeps the scenario valid and changes the first output row.
+  await page.evaluate(() => {
+    const view = window.__joinlab.editors[0].view;
+    const line = view.state.doc.line(1);
+    const second = line.text.indexOf(',', line.text.indexOf(',') + 1);
+    view.focus();
+    view.dispatch({ selection: { anchor: line.from + second } });
+  });
+  const times = [];
+  let viaWorker = 0;
+  const engine = [];
+  const draw = [];
+  const parts = [];
+  const doms = [];
+  let detailFirst = 0;
+  await page.evaluate(() => (window.__bench.long = []));
+  for (let i = 0; i < EDITS; i++) {
+    const wait = page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          const b = window.__bench;
+          b.t0 = 0;
+          b.armed = true;
+          const timer = setTimeout(() => resolve(null), 20000);
+          b.done = (ms, dom, detailFirst) => {
+            clearTimeout(timer);
+            b.done = null;
+            resolve({ ms, dom, detailFirst });
+          };
+        }),
+    );
+    await page.waitForFunction(() => window.__bench.armed);
+    await page.keyboard.press(i % 2 === 0 ? String(1 + ((i / 2) % 9)) : 'Backspace');
+    const w = await wait;
+    if (w === null) throw new Error(`edit ${i} of the ${n}-row scenario: the output did not change`);
+    await settle(page);
+    const st = await page.evaluate(() => ({ status: document.getElementById('status').textContent, run: window.__joinlab.app.lastRunMs, draw: window.__joinlab.app.lastRenderMs, parts: { ...window.__joinlab.app.timings } }));
+    if (/\(worker\)/.test(st.status)) viaWorker++;
+    times.push(w.ms);
+    doms.push(w.dom);
+    if (w.detailFirst) detailFirst++;
+    engine.push(st.run);
+    draw.push(st.draw);
+    parts.push(st.parts);
+  }
+  const long = await page.evaluate(() => window.__bench.long.map((e) => e.dur));
+  await context.close();
+  return { n, times, doms, detailFirst, engine, draw, parts, viaWorker, longMax: long.length ? Math.max(...long) : 0, longCount: long.length };
+}
+
+async function benchPaste(env, n) {
+  const { page, context, problems } = await openPage(env, '?budget=120000');
+  // Set-up (not the measured paste): the right stream holds n/2 rows, the left one 10 rows.
+  const left10 = streamRows(20, 'l');
+  const tSetup = Date.now();
+  await page.evaluate(
+    ({ src, n, left10 }) => {
+      window.__streamRows = new Function(`return (${src})`)();
+      const sc = {
+        title: `bench paste ${n} rows`,
+        job: { operator: 'interval_join', interval: { lower: -10, upper: 10 } },
+        streams: [
+          { name: 'l', columns: ['k', 'v:int', 'ts'], key: 'k', time: 'ts', rows: left10 },
+          { name: 'r', columns: ['k', 'v:int', 'ts'], key: 'k', time: 'ts', rows: window.__streamRows(n, 'r') },
+        ],
+      };
+      window.__joinlab.loadScenarioText(JSON.stringify(sc), 'bench');
+    },
+    { src: streamRows.toString(), n, left10 },
+  );
+  await settle(page, 300000);
+  const setupMs = Date.now() - tSetup;
+  // The text to paste, built before the measurement starts.
+  await page.evaluate((n) => {
+    window.__pasteText = window.__streamRows(n, 'l');
+  }, n);
+  await installObservers(page);
+  const r = await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        const b = window.__bench;
+        b.long = [];
+        const prog = { firstVisible: null, maxValue: 0, samples: 0, visibleSamples: 0 };
+        let t0 = 0;
+        let dispatchMs = 0;
+        let gapMax = 0;
+        let lastFrame = 0;
+        let stop = false;
+        const frame = (t) => {
+          if (lastFrame) gapMax = Math.max(gapMax, t - lastFrame);
+          lastFrame = t;
+          const p = document.getElementById('progress');
+          prog.samples++;
+          if (!p.hidden && p.offsetParent !== null) {
+            prog.visibleSamples++;
+            if (prog.firstVisible === null) prog.firstVisible = performance.now() - t0;
+            prog.maxValue = Math.max(prog.maxValue, Number(document.getElementById('progress-bar').value) || 0);
+            prog.phase = document.getElementById('progress-phase').textContent;
+          }
+          if (!stop) requestAnimationFrame(frame);
+        };
+        const status = document.getElementById('status');
+        const stopped = document.getElementById('stopped');
+        let arrived = null;
+        const finish = (kind) => {
+          if (arrived) return;
+          arrived = { kind, ms: performance.now() - t0 };
+          // Keep observing for a while: work after the result (rendering, the URL hash) counts.
+          requestAnimationFrame(() =>
+            setTimeout(() => {
+              arrived.paintedMs = performance.now() - t0;
+              setTimeout(() => {
+                stop = true;
+                resolve({
+                  arrived,
+                  dispatchMs,
+                  gapMax,
+                  prog,
+                  status: status.textContent,
+                  stoppedText: stopped.hidden ? null : document.getElementById('stopped-text').textContent,
+                  long: b.long.map((e) => ({ start: e.start - t0, dur: e.duration ?? e.dur })),
+                  engineMs: window.__joinlab.app.lastRunMs,
+                  drawMs: window.__joinlab.app.lastRenderMs,
+                  timings: window.__joinlab.app.timings,
+                  outputs: window.__joinlab.result ? window.__joinlab.result.outputs.length : null,
+                });
+              }, 2000);
+            }, 0),
+          );
+        };
+        new MutationObserver(() => {
+          if (!t0) return;
+          if (/^✓/.test(status.textContent) && /\(worker\)/.test(status.textContent)) finish('result');
+          else if (/^Not run/.test(status.textContent)) finish('error');
+        }).observe(status, { childList: true, subtree: true, characterData: true });
+        new MutationObserver(() => {
+          if (t0 && !stopped.hidden) finish('stopped');
+        }).observe(stopped, { attributes: true });
+        setTimeout(() => {
+          const view = window.__joinlab.editors[0].view;
+          t0 = performance.now();
+          requestAnimationFrame(frame);
+          view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: window.__pasteText } });
+          dispatchMs = performance.now() - t0;
+        }, 100);
+      }),
+  );
+  // Where main-thread time goes: the pieces the page does with a big scenario, timed alone.
+  const parts = await page.evaluate(async () => {
+    const t = (f) => {
+      const t0 = performance.now();
+      const v = f();
+      return [performance.now() - t0, v];
+    };
+    const app = window.__joinlab.app;
+    const [docMs] = t(() => window.__joinlab.editors[0].view.state.doc.toString());
+    const [strMs, json] = t(() => JSON.stringify(app.scenario));
+    const [parseMs] = t(() => JSON.parse(json));
+    const [cloneMs] = t(() => structuredClone(window.__joinlab.result));
+    const [normMs] = t(() => window.__joinlab.normalize(json));
+    const h0 = performance.now();
+    await window.__joinlab.compactJson();
+    const hashMs = performance.now() - h0;
+    return { docMs, strMs, parseMs, cloneMs, normMs, hashMs, jsonBytes: json.length };
+  });
+  await context.close();
+  return { n, setupMs, ...r, parts, problems };
+}
+
+function machine() {
+  const cpu = os.cpus();
+  let chromium = '';
+  try {
+    chromium = execSync('/usr/bin/chromium --version', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    chromium = 'chromium';
+  }
+  return `${cpu.length} × ${cpu[0] ? cpu[0].model.trim() : 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}, ${chromium}, node ${process.version}`;
+}
+
+async function main() {
+  const env = await setup();
+  const lines = [];
+  const log = (s = '') => {
+    lines.push(s);
+    console.log(s);
+  };
+  const loadBefore = os.loadavg();
+  const edits = [];
+  const pastes = [];
+  try {
+    for (const n of SIZES) {
+      process.stderr.write(`edits: ${n} rows…\n`);
+      edits.push(await benchEdits(env, n));
+    }
+    for (const n of PASTES) {
+      process.stderr.write(`paste: ${n} rows…\n`);
+      pastes.push(await benchPaste(env, n));
+    }
+  } finally {
+    await env.close();
+  }
+  const loadAfter = os.loadavg();
+  log('## Page (headless Chromium)');
+  log();
+  log(`Machine: ${machine()}. Load average (1/5/15 min) before ${loadBefore.map((x) => x.toFixed(2)).join(' / ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' / ')}.`);
+  log(`Command: \`npm run build && node scripts/bench-page.mjs\`. Scenario: interval join [-10 ms, 10 ms], two streams of n/2 rows, ${KEYS} keys, timestamps +10 ms per row with 0–4 ms jitter; n/2 outputs.`);
+  log();
+  log(`### Keystroke → painted output (${EDITS} edits each: type a digit into the value of left row 1, then delete it${QUERY ? `; page opened with \`${QUERY}\`` : ''})`);
+  log();
+  log('| rows | p50 ms | p95 ms | max ms | keydown → DOM updated p50 / p95 ms | engine p50 ms | drawing p50 ms | runs in worker | trace from the worker drawn before the paint | long tasks (max ms) | 16 ms goal at p95 |');
+  log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:--|');
+  for (const e of edits) {
+    const p95 = pct(e.times, 95);
+    log(`| ${e.n.toLocaleString('en')} | ${f1(pct(e.times, 50))} | ${f1(p95)} | ${f1(Math.max(...e.times))} | ${f1(pct(e.doms, 50))} / ${f1(pct(e.doms, 95))} | ${f1(pct(e.engine, 50))} | ${f1(pct(e.draw, 50))} | ${e.viaWorker}/${e.times.length} | ${e.detailFirst}/${e.times.length} | ${e.longCount} (${f1(e.longMax)}) | ${p95 <= 16 ? 'met' : 'missed'} |`);
+  }
+  log();
+  log('Drawing, p50 per part (ms; `app.timings` of the last render of each edit — with more than 300 rows the trace comes from the worker a moment later and the timeline is drawn then):');
+  log();
+  for (const e of edits) {
+    const names = [...new Set(e.parts.flatMap((p) => Object.keys(p)))];
+    log(`- ${e.n.toLocaleString('en')} rows: ${names.map((k) => `${k} ${f1(pct(e.parts.map((p) => p[k] || 0), 50))}`).join(', ')}`);
+  }
+  log();
+  log('### Paste (the left stream\'s editor content replaced in one CodeMirror transaction; the right stream already holds n/2 rows)');
+  log();
+  log('| rows in all | rows pasted | outcome | until result | until painted | engine (worker) | longest task | tasks > 50 ms | longest frame gap | progress visible | paste transaction | drawing |');
+  log('|---:|---:|:--|---:|---:|---:|---:|---:|---:|:--|---:|---:|');
+  for (const p of pastes) {
+    const long = p.long.map((x) => x.dur);
+    const longest = long.length ? Math.max(...long) : 0;
+    const outcome = p.arrived.kind === 'result' ? `✓ ${p.outputs.toLocaleString('en')} outputs` : `${p.arrived.kind}: ${(p.stoppedText || p.status).slice(0, 120)}`;
+    const prog = p.prog.firstVisible === null ? 'no' : `yes, after ${f1(p.prog.firstVisible)} ms (${p.prog.visibleSamples} frames)`;
+    log(`| ${p.n.toLocaleString('en')} | ${(p.n / 2).toLocaleString('en')} | ${outcome} | ${sec(p.arrived.ms)} | ${sec(p.arrived.paintedMs)} | ${sec(p.engineMs)} | ${f1(longest)} ms | ${long.filter((d) => d > 50).length} | ${f1(p.gapMax)} ms | ${prog} | ${f1(p.dispatchMs)} ms | ${f1(p.drawMs)} ms |`);
+  }
+  log();
+  log('Long tasks of each paste (start after the keystroke → duration, ms):');
+  log();
+  for (const p of pastes) log(`- ${p.n.toLocaleString('en')} rows: ${p.long.map((x) => `${x.start.toFixed(0)}→${x.dur.toFixed(0)}`).join(', ') || 'none'} (set-up before it, loading the scenario with the right stream: ${sec(p.setupMs)})`);
+  log();
+  log('Main-thread pieces for the pasted scenario, timed alone afterwards (ms): `doc.toString()` of the pasted editor, `JSON.stringify` of the scenario, `JSON.parse` of it, `structuredClone` of the result (≈ receiving it from the worker), `normalize` (wasm), and `compactJson()` (what the URL-hash sync runs 300 ms after every edit, before it checks the size):');
+  log();
+  log('| rows | JSON size | doc.toString | JSON.stringify | JSON.parse | structuredClone(result) | wasm normalize | compactJson |');
+  log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const p of pastes) {
+    const q = p.parts;
+    log(`| ${p.n.toLocaleString('en')} | ${(q.jsonBytes / 1e6).toFixed(1)} MB | ${f1(q.docMs)} | ${f1(q.strMs)} | ${f1(q.parseMs)} | ${f1(q.cloneMs)} | ${f1(q.normMs)} | ${f1(q.hashMs)} |`);
+  }
+  for (const p of pastes) if (p.problems.length) log(`\nPage problems (${p.n}): ${p.problems.join('; ')}`);
+  const out = path.join(ROOT, 'target', 'bench');
+  fs.mkdirSync(out, { recursive: true });
+  fs.writeFileSync(path.join(out, 'page.md'), `${lines.join('\n')}\n`);
+  process.stderr.write(`written to ${path.relative(ROOT, path.join(out, 'page.md'))}\n`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
