@@ -838,6 +838,13 @@ function scheduleHash() {
 
 async function syncHash() {
   if (!app.scenario) return;
+  // The rows dominate a scenario's size: skip the (costly, for a big paste) normalisation when
+  // they alone are already over the limit.
+  const rowChars = (app.scenario.streams || []).reduce((n, st) => n + ((st && st.rows) || '').length, 0);
+  if (rowChars > MAX_AUTO_URL_JSON) {
+    pendingHash = null;
+    return;
+  }
   const json = await compactJson();
   if (json.length > MAX_AUTO_URL_JSON) {
     pendingHash = null;
