@@ -177,7 +177,7 @@ mod tests {
         Value::Null
     }
 
-    /// Produced by real Java 17 `String.hashCode()` (/tmp/flinkcheck/JavaHashCheck.java).
+    /// Produced by real Java 17 `String.hashCode()` (conformance/vectors/JavaHashCheck.java).
     const STRINGS: &[(&str, i32)] = &[
         ("", 0),
         ("a", 97),
@@ -277,7 +277,7 @@ mod tests {
         assert_eq!(java_hash_code(&n()), 0);
     }
 
-    /// Produced by real Flink 2.3.0 (/tmp/flinkcheck/JavaHashCheck.java): `hashCode()` of the
+    /// Produced by real Flink 2.3.0 (conformance/vectors/JavaHashCheck.java): `hashCode()` of the
     /// `org.apache.flink.table.data.binary.BinaryRowData` written by
     /// `org.apache.flink.table.data.writer.BinaryRowWriter` (reset, write fields, complete, copy —
     /// what the planner's key projection does), cross-checked in Java against
@@ -380,7 +380,7 @@ mod tests {
         }
     }
 
-    /// Subtask of each join key in a real Flink 2.3.0 SQL job (/tmp/flinkcheck/SqlJoinRouting.java):
+    /// Subtask of each join key in a real Flink 2.3.0 SQL job (conformance/vectors/SqlJoinRouting.java):
     /// `SELECT … FROM L JOIN R ON L.k = R.k` at parallelism 4 (max parallelism 128), the subtask
     /// index read in a map forward-connected to the join. Keys: `k VARCHAR(21)`; `k INT`;
     /// `(k VARCHAR(21), v * 10 INT)` for `ON L.k = R.k AND L.v * 10 = R.w`.

@@ -1211,7 +1211,7 @@ mod tests {
     }
 
     // Expected orders below were produced by real Java 17 `java.util.HashMap<Long, Long>`
-    // (/tmp/flinkcheck/JavaMapCheck.java), printing `keySet()` iteration order.
+    // (conformance/vectors/JavaMapCheck.java), printing `keySet()` iteration order.
 
     #[test]
     fn small_orders_match_java() {
@@ -1344,7 +1344,7 @@ mod tests {
         assert_eq!(keys(&put_all(&[5, 16, 1000, 21])), [16, 5, 21, 1000]);
     }
 
-    /// The LCG used by /tmp/flinkcheck/JavaMapCheck.java (Knuth's MMIX constants, top 31 bits).
+    /// The LCG used by conformance/vectors/JavaMapCheck.java (Knuth's MMIX constants, top 31 bits).
     struct Lcg(i64);
 
     impl Lcg {

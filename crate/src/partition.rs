@@ -133,7 +133,7 @@ mod tests {
     use super::*;
 
     /// Produced by real Flink 2.3.0 `org.apache.flink.util.MathUtils.murmurHash(int)`
-    /// (/tmp/flinkcheck/PartitionCheck.java).
+    /// (conformance/vectors/PartitionCheck.java).
     const MURMUR: &[(i32, i32)] = &[
         (0, 593689054),
         (1, 68075478),
@@ -158,7 +158,7 @@ mod tests {
 
     /// Produced by real Flink 2.3.0 `KeyGroupRangeAssignment.assignToKeyGroup(key, maxP)` and
     /// `assignKeyToParallelOperator(key, maxP, p)` for Java `String`, `Integer` and `Long` keys
-    /// (/tmp/flinkcheck/PartitionCheck.java). Columns: `key.hashCode()`, key group at maxP 128,
+    /// (conformance/vectors/PartitionCheck.java). Columns: `key.hashCode()`, key group at maxP 128,
     /// subtask at maxP 128 for p = 1..=8, key group at maxP 256, subtask at maxP 256 for
     /// p = 3, 7, 100. The trailing comment is the Java key.
     type Route = (i32, u32, [u32; 8], u32, [u32; 3]);
@@ -276,7 +276,7 @@ mod tests {
     }
 
     /// Produced by real Flink 2.3.0 `KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex`
-    /// (/tmp/flinkcheck/PartitionCheck.java): (maxP, p, subtask, start, end).
+    /// (conformance/vectors/PartitionCheck.java): (maxP, p, subtask, start, end).
     const RANGES: &[(u32, u32, u32, u32, u32)] = &[
         (128, 1, 0, 0, 127),
         (128, 2, 0, 0, 63),
@@ -378,7 +378,7 @@ mod tests {
     }
 
     /// Produced by real Flink 2.3.0 `KeyGroupRangeAssignment.computeDefaultMaxParallelism`
-    /// (/tmp/flinkcheck/PartitionCheck.java).
+    /// (conformance/vectors/PartitionCheck.java).
     const DEFAULT_MAX_P: &[(u32, u32)] = &[
         (1, 128),
         (2, 128),

@@ -293,7 +293,7 @@ mod tests {
     // Expected orders below were printed by real Flink 2.3.0
     // `org.apache.flink.runtime.state.heap.HeapPriorityQueueSet` holding
     // `org.apache.flink.streaming.api.operators.TimerHeapInternalTimer`s, created like
-    // `HeapPriorityQueueSetFactory.create` (/tmp/flinkcheck/TimerCheck.java).
+    // `HeapPriorityQueueSetFactory.create` (conformance/vectors/TimerCheck.java).
 
     #[test]
     fn equal_timestamps_poll_in_flink_order() {
@@ -389,7 +389,7 @@ mod tests {
         assert!(q.peek().is_none());
     }
 
-    /// The LCG used by /tmp/flinkcheck/TimerCheck.java.
+    /// The LCG used by conformance/vectors/TimerCheck.java.
     struct Lcg(i64);
 
     impl Lcg {
