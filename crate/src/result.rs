@@ -517,3 +517,20 @@ fn late_message(
     }
     m
 }
+
+/// `+I[a,1000|b,1500]`: an SQL result row as its kind and the values of its left and right
+/// rows (`null` for a padded side), for the operators' tests.
+#[cfg(test)]
+pub(crate) fn sql_change_text(o: &Output) -> String {
+    let side = |r: &Option<RowRef>| match r {
+        Some(r) => r
+            .values
+            .iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(","),
+        None => "null".to_string(),
+    };
+    assert_eq!(o.timestamp, None, "SQL results carry no timestamp");
+    format!("{}[{}|{}]", o.kind.short(), side(&o.left), side(&o.right))
+}

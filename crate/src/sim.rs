@@ -739,20 +739,24 @@ mod tests {
         }
     }
 
-    fn plan(json: &str) -> Plan {
-        build(&Scenario::from_json(json).unwrap(), Limits::default()).unwrap()
-    }
-
-    /// (row line, step, watermark at firing) for each firing.
-    fn firings(p: &Plan) -> Vec<(u32, usize, i64)> {
-        let out = simulate::<Probe>(
+    fn traced(p: &Plan) -> RunOutput {
+        simulate::<Probe>(
             p,
             &RunOptions {
                 trace: true,
                 ..RunOptions::default()
             },
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    fn plan(json: &str) -> Plan {
+        build(&Scenario::from_json(json).unwrap(), Limits::default()).unwrap()
+    }
+
+    /// (row line, step, watermark at firing) for each firing.
+    fn firings(p: &Plan) -> Vec<(u32, usize, i64)> {
+        let out = traced(p);
         out.sink
             .outputs
             .iter()
@@ -782,14 +786,7 @@ mod tests {
             r#"{"job":{"operator":"window_aggregate","parallelism":2,"watermark":{"delay":"2s"}},
             "streams":[{"name":"a","columns":["k","ts"],"key":"k","time":"ts","rows":"x, 199000\nx, 203000\nx, 203000\nx, 210000"}]}"#,
         );
-        let out = simulate::<Probe>(
-            &p,
-            &RunOptions {
-                trace: true,
-                ..RunOptions::default()
-            },
-        )
-        .unwrap();
+        let out = traced(&p);
         let wms: Vec<(usize, Watermark)> = out
             .steps
             .iter()
@@ -882,14 +879,7 @@ mod tests {
             r#"{"job":{"operator":"window_aggregate","watermark":{"per_event":false,"interval":200}},
             "streams":[{"name":"a","columns":["k","ts"],"key":"k","time":"ts","rows":"x, 100\nx, 150\nx, 450"}]}"#,
         );
-        let out = simulate::<Probe>(
-            &p,
-            &RunOptions {
-                trace: true,
-                ..RunOptions::default()
-            },
-        )
-        .unwrap();
+        let out = traced(&p);
         let periodic: Vec<i64> = out
             .steps
             .iter()

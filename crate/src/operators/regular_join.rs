@@ -332,22 +332,10 @@ impl Operator for RegularJoin {
 
 #[cfg(test)]
 mod tests {
-    use crate::result::{Output, RunResult};
+    use crate::result::RunResult;
     use serde_json::json;
 
-    fn show(o: &Output) -> String {
-        let side = |r: &Option<crate::result::RowRef>| match r {
-            Some(r) => r
-                .values
-                .iter()
-                .map(|v| v.to_string())
-                .collect::<Vec<_>>()
-                .join(","),
-            None => "null".to_string(),
-        };
-        assert_eq!(o.timestamp, None, "SQL results carry no timestamp");
-        format!("{}[{}|{}]", o.kind.short(), side(&o.left), side(&o.right))
-    }
+    use crate::result::sql_change_text as show;
 
     /// Runs a regular join of `l(id, v)` and `r(id, w)` with the rows in `left_first` order
     /// unless `a=` annotations order them.

@@ -490,24 +490,11 @@ impl Operator for SqlIntervalJoin {
 
 #[cfg(test)]
 mod tests {
-    use crate::result::{Output, RunResult};
+    use crate::result::RunResult;
     use crate::trace::{Cause, Event};
     use serde_json::json;
 
-    /// `+I[a,1000|b,1500]`-style rendering of an output (values of the left and right rows).
-    fn show(o: &Output) -> String {
-        let side = |r: &Option<crate::result::RowRef>| match r {
-            Some(r) => r
-                .values
-                .iter()
-                .map(|v| v.to_string())
-                .collect::<Vec<_>>()
-                .join(","),
-            None => "null".to_string(),
-        };
-        assert_eq!(o.timestamp, None, "SQL results carry no timestamp");
-        format!("{}[{}|{}]", o.kind.short(), side(&o.left), side(&o.right))
-    }
+    use crate::result::sql_change_text as show;
 
     fn run(
         sql: serde_json::Value,
