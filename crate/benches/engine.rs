@@ -128,6 +128,9 @@ fn record(fields: Vec<(&str, serde_json::Value)>) -> String {
     serde_json::Value::Object(m).to_string()
 }
 
+/// Outputs per drain of the counting sink (a 128 KB buffer of 32-byte outputs).
+const COUNT_CHUNK: usize = 4096;
+
 fn sim(plan: &Plan, trace: bool) -> (f64, RunOutput) {
     sim_with(plan, trace, false)
 }
@@ -157,7 +160,8 @@ fn counts(plan: &Plan, out: &RunOutput) -> (Check, usize, usize) {
 fn run_case(mode: &str, job: Job, n: u64, p: u32, reps: usize) {
     use serde_json::json;
     let reference = mode == "reference";
-    let g = if reference {
+    // `count` (for profilers) runs the reference workloads too.
+    let g = if reference || mode == "count" {
         Gen::reference(n)
     } else {
         bench_gen(job, n)
@@ -204,6 +208,19 @@ fn run_case(mode: &str, job: Job, n: u64, p: u32, reps: usize) {
                 (f64::NAN, f64::NAN, 0)
             };
             let expected = workload::expected(job, n).filter(|_| reference);
+            // The counting sink (as Flink was measured): outputs are counted and checksummed
+            // every `COUNT_CHUNK` outputs and the buffer reused; the checksum is checked
+            // against the table on every run.
+            let (mut count_times, mut count_ok) = (Vec::new(), true);
+            if reference {
+                for _ in 0..reps.max(1) {
+                    let t = Instant::now();
+                    let (c, _) = workload::run_counting(&plan, COUNT_CHUNK).expect("runs");
+                    count_times.push(t.elapsed().as_secs_f64());
+                    count_ok &= c == check && expected.is_none_or(|e| e == c);
+                }
+            }
+            let count_best = count_times.iter().cloned().fold(f64::INFINITY, f64::min);
             let mut f = vec![
                 ("mode", json!(mode)),
                 ("job", json!(job.name())),
@@ -225,6 +242,11 @@ fn run_case(mode: &str, job: Job, n: u64, p: u32, reps: usize) {
                 ("state_empty", json!(state_empty)),
                 ("rss_mb", json!(peak_rss_mb())),
             ];
+            if reference {
+                f.push(("count_s", json!(count_best)));
+                f.push(("count_runs", json!(count_times)));
+                f.push(("count_ok", json!(count_ok)));
+            }
             if json_bytes > 0 {
                 f.push(("json_s", json!(json_s)));
                 f.push(("json_bytes", json!(json_bytes)));
@@ -248,6 +270,29 @@ fn run_case(mode: &str, job: Job, n: u64, p: u32, reps: usize) {
                 ("events", json!(ev)),
                 ("gen_s", json!(gen_s)),
                 ("sim_s", json!(best)),
+            ])
+        }
+        "count" => {
+            // The counting-sink run only (for profilers): `reps` runs, best time.
+            let mut best = f64::INFINITY;
+            let mut check = None;
+            for _ in 0..reps.max(1) {
+                let t = Instant::now();
+                let (c, _) = workload::run_counting(&plan, COUNT_CHUNK).expect("runs");
+                best = best.min(t.elapsed().as_secs_f64());
+                check = Some(c);
+            }
+            let check = check.expect("one run");
+            record(vec![
+                ("mode", json!(mode)),
+                ("job", json!(job.name())),
+                ("n", json!(n)),
+                ("p", json!(p)),
+                ("events", json!(ev)),
+                ("gen_s", json!(gen_s)),
+                ("count_s", json!(best)),
+                ("outputs", json!(check.outputs)),
+                ("checksum", json!(format!("{:#018x}", check.checksum))),
             ])
         }
         "probe" => {
@@ -513,11 +558,11 @@ fn main() {
             md,
             "### Reference workloads W1–W4 (BENCH-WORKLOADS.md), p=1, trace off\n"
         );
-        let _ = writeln!(md, "Best of {} runs, at most 2 from 5M on (wall time; CPU = user + system time of the best-CPU run, 10 ms ticks); ratio = our simulation throughput (wall) / Flink 2.3 p=1 throughput (input events per second); \"incl. gen\" also counts generating the events and building the plan.\n", a.reps);
-        let _ = writeln!(md, "| workload | N | input events | outputs | checksum | ok | gen+plan | simulate | CPU | events/s | Flink p=1 | ratio | ratio incl. gen | result build | peak RSS |");
+        let _ = writeln!(md, "Best of {} runs, at most 2 from 5M on (wall time; CPU = user + system time of the best-CPU run, 10 ms ticks); ratio = our simulation throughput (wall) / Flink 2.3 p=1 throughput (input events per second); \"incl. gen\" also counts generating the events and building the plan. *Counting sink*: the same simulation with the outputs handed to a consumer that counts and checksums them every 4096 outputs and reuses the buffer (as Flink was measured, with a counting sink); its checksum is checked on every run (ok covers both).\n", a.reps);
+        let _ = writeln!(md, "| workload | N | input events | outputs | checksum | ok | gen+plan | simulate | CPU | events/s | Flink p=1 | ratio | ratio incl. gen | counting sink | events/s | ratio | result build | peak RSS |");
         let _ = writeln!(
             md,
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
         );
         for &n in &a.reference_sizes {
             for job in workload::REFERENCE_JOBS {
@@ -530,7 +575,7 @@ fn main() {
                 let Some(v) = child(&a, "reference", job, n, 1, reps) else {
                     let _ = writeln!(
                         md,
-                        "| {} {} | {} | | | | FAILED (memory limit {} MB?) | | | | | | | | |",
+                        "| {} {} | {} | | | | FAILED (memory limit {} MB?) | | | | | | | | | | | |",
                         reference_name(job),
                         job.name(),
                         size_name(n),
@@ -551,8 +596,14 @@ fn main() {
                     ),
                     None => ("–".into(), "–".into(), "–".into()),
                 };
+                let count_s = f(&v, "count_s");
+                let count_ratio = flink_p1(job, n)
+                    .map(|fl| format!("{:.1}×", ev / count_s / fl))
+                    .unwrap_or_else(|| "–".into());
+                let count_ok = v.get("count_ok").and_then(|x| x.as_bool()) != Some(false);
                 let ok = match v.get("ok").and_then(|x| x.as_bool()) {
-                    Some(true) => "yes".to_string(),
+                    Some(true) if count_ok => "yes".to_string(),
+                    Some(true) => "**NO** (counting sink)".to_string(),
                     Some(false) => {
                         format!("**NO** (want {})", v["expected"].as_str().unwrap_or(""))
                     }
@@ -560,7 +611,7 @@ fn main() {
                 };
                 let _ = writeln!(
                     md,
-                    "| {} {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0} MB |",
+                    "| {} {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0} MB |",
                     reference_name(job),
                     job.name(),
                     size_name(n),
@@ -575,6 +626,9 @@ fn main() {
                     fl,
                     ratio,
                     ratio_gen,
+                    ms(count_s),
+                    rate(ev, count_s),
+                    count_ratio,
                     ms(f(&v, "result_s")),
                     f(&v, "rss_mb")
                 );

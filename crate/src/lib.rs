@@ -52,6 +52,31 @@ pub fn run_plan(plan: &Plan, opts: &RunOptions) -> Result<RunOutput, Error> {
     }
 }
 
+/// Runs a resolved plan like [`run_plan`], handing the outputs to `consumer` in chunks of
+/// about `chunk` as they are produced ([`sim::simulate_draining`]).
+pub fn run_plan_draining(
+    plan: &Plan,
+    opts: &RunOptions,
+    chunk: usize,
+    consumer: &mut dyn FnMut(&operators::Sink),
+) -> Result<RunOutput, Error> {
+    match plan.operator {
+        OperatorKind::WindowJoin | OperatorKind::WindowAggregate => {
+            sim::simulate_draining::<WindowOperator>(plan, opts, chunk, consumer)
+        }
+        OperatorKind::IntervalJoin => {
+            sim::simulate_draining::<IntervalJoin>(plan, opts, chunk, consumer)
+        }
+        OperatorKind::SqlIntervalJoin => {
+            sim::simulate_draining::<SqlIntervalJoin>(plan, opts, chunk, consumer)
+        }
+        OperatorKind::RegularJoin => {
+            sim::simulate_draining::<RegularJoin>(plan, opts, chunk, consumer)
+        }
+        OperatorKind::Split => sim::simulate_draining::<Split>(plan, opts, chunk, consumer),
+    }
+}
+
 /// Runs a scenario: parse and validate it, simulate it, and build the result. With `trace`,
 /// the result also holds the rows, keys, verdicts and the step-by-step trace (with a state
 /// snapshot of each touched subtask after each step).

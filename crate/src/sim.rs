@@ -137,8 +137,10 @@ struct AssignerSlot {
     punctuated: bool,
 }
 
-struct Sim<'p, O: Operator> {
+struct Sim<'p, 'c, O: Operator> {
     plan: &'p Plan,
+    /// With [`simulate_draining`]: the consumer and the output count that triggers a drain.
+    drain: Option<(&'c mut dyn FnMut(&Sink), usize)>,
     subs: Vec<Sub<O>>,
     assigners: Vec<Vec<AssignerSlot>>,
     sink: Sink,
@@ -162,6 +164,31 @@ struct Sim<'p, O: Operator> {
 
 /// Runs a plan with operator type `O`.
 pub fn simulate<O: Operator>(plan: &Plan, opts: &RunOptions) -> Result<RunOutput, Error> {
+    simulate_inner::<O>(plan, opts, None)
+}
+
+/// Runs a plan like [`simulate`], but hands the sink to `consumer` whenever a step has left
+/// at least `chunk` outputs (join results, window results, late rows) in it, and once at the
+/// end, clearing them each time: the sink of the returned [`RunOutput`] holds no outputs.
+/// Side outputs are not drained. This is Flink's streaming sink (the benchmark's counting
+/// sink consumes the outputs as they are produced); the simulation is the same code path as
+/// [`simulate`]. With `opts.trace` the outputs are kept (the trace refers to them by index)
+/// and `consumer` sees them once, at the end.
+pub fn simulate_draining<O: Operator>(
+    plan: &Plan,
+    opts: &RunOptions,
+    chunk: usize,
+    consumer: &mut dyn FnMut(&Sink),
+) -> Result<RunOutput, Error> {
+    let chunk = if opts.trace { usize::MAX } else { chunk.max(1) };
+    simulate_inner::<O>(plan, opts, Some((consumer, chunk)))
+}
+
+fn simulate_inner<'c, O: Operator>(
+    plan: &Plan,
+    opts: &RunOptions,
+    drain: Option<(&'c mut dyn FnMut(&Sink), usize)>,
+) -> Result<RunOutput, Error> {
     let pa = plan.assigner_parallelism as usize;
     let streams = plan.schemas.len();
     let union = plan.operator == OperatorKind::WindowJoin;
@@ -196,6 +223,7 @@ pub fn simulate<O: Operator>(plan: &Plan, opts: &RunOptions) -> Result<RunOutput
         .collect();
     let mut sim = Sim {
         plan,
+        drain,
         subs,
         assigners,
         sink: Sink {
@@ -273,6 +301,9 @@ pub fn simulate<O: Operator>(plan: &Plan, opts: &RunOptions) -> Result<RunOutput
             ),
         });
     }
+    if let Some((consumer, _)) = sim.drain.as_mut() {
+        sim.sink.drain(&mut **consumer);
+    }
     let watermarks = sim.subs.iter().map(|s| s.watermark).collect();
     let state_empty = sim
         .subs
@@ -312,7 +343,7 @@ fn arrival_time(plan: &Plan, a: &Arrival) -> i64 {
     }
 }
 
-impl<O: Operator> Sim<'_, O> {
+impl<O: Operator> Sim<'_, '_, O> {
     fn begin(&mut self, cause: Cause) {
         self.sink.step = self.step_count;
         self.step_count += 1;
@@ -344,6 +375,12 @@ impl<O: Operator> Sim<'_, O> {
         }
         if self.stopped.is_none() && self.stop_after == Some(self.step_count - 1) {
             self.stopped = Some((0..self.subs.len()).map(|j| self.snapshot(j)).collect());
+        }
+        if let Some((consumer, chunk)) = self.drain.as_mut() {
+            let s = &self.sink;
+            if s.outputs.len() + s.windows.len() + s.late.len() >= *chunk {
+                self.sink.drain(&mut **consumer);
+            }
         }
     }
 

@@ -143,6 +143,9 @@ pub struct Sink {
     pub step: usize,
     pub max_outputs: usize,
     pub overflow: bool,
+    /// Outputs, window results and late rows already handed to a consumer and cleared
+    /// ([`crate::sim::simulate_draining`]); they still count towards `max_outputs`.
+    pub drained: usize,
 }
 
 impl Sink {
@@ -165,7 +168,19 @@ impl Sink {
     }
 
     fn count(&self) -> usize {
-        self.outputs.len() + self.windows.len() + self.late.len()
+        self.drained + self.outputs.len() + self.windows.len() + self.late.len()
+    }
+
+    /// Hands the outputs, window results and late rows gathered so far to `consumer` and
+    /// clears them (keeping their memory), so a long run's output buffer stays small and
+    /// in cache. Only used with the trace off: the trace refers to outputs by index.
+    pub(crate) fn drain(&mut self, consumer: &mut dyn FnMut(&Sink)) {
+        consumer(self);
+        self.drained += self.outputs.len() + self.windows.len() + self.late.len();
+        self.outputs.clear();
+        self.output_windows.clear();
+        self.windows.clear();
+        self.late.clear();
     }
     fn check(&mut self) -> bool {
         if self.count() >= self.max_outputs {
