@@ -49,7 +49,8 @@ struct HeapEntry {
 /// .getInternalIndex`) in a dense `pos[slot]` array, so a sift step writes 4 bytes there.
 #[derive(Clone, Debug)]
 pub struct TimerQueue<K: Eq + Hash + Clone, N: Eq + Hash + Clone> {
-    /// `heap[i - 1]` is Flink's `queue[i]`.
+    /// `heap[i]` is Flink's `queue[i]`; `heap[0]` is an unused placeholder (Flink's array
+    /// leaves index 0 empty too), so the 1-based index arithmetic needs no `- 1`.
     heap: Vec<HeapEntry>,
     /// The timer of each arena slot (`None` when free).
     timers: Vec<Option<Timer<K, N>>>,
@@ -71,7 +72,7 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
     /// An empty queue.
     pub fn new() -> Self {
         TimerQueue {
-            heap: Vec::new(),
+            heap: vec![PLACEHOLDER],
             timers: Vec::new(),
             pos: Vec::new(),
             free: Vec::new(),
@@ -81,12 +82,12 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
 
     /// Number of timers.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() - 1
     }
 
     /// `true` if there is no timer.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.heap.len() == 1
     }
 
     /// `true` if an equal timer (same timestamp, key and namespace) is queued.
@@ -118,7 +119,7 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
         vacant.insert(slot);
         // HeapPriorityQueue.addInternal: increaseSizeByOne, moveElementToIdx, siftUp.
         self.heap.push(HeapEntry { timestamp, slot });
-        let idx = self.heap.len();
+        let idx = self.heap.len() - 1;
         self.pos[slot as usize] = idx as u32;
         self.sift_up(idx);
         true
@@ -139,17 +140,17 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
 
     /// The timer with the smallest timestamp (Flink's heap head), if any.
     pub fn peek(&self) -> Option<&Timer<K, N>> {
-        self.heap.first().map(|e| self.timer(e.slot))
+        self.heap.get(1).map(|e| self.timer(e.slot))
     }
 
     /// The smallest timestamp (the head's), if any: cheaper than `peek` (no arena access).
     pub fn peek_timestamp(&self) -> Option<i64> {
-        self.heap.first().map(|e| e.timestamp)
+        self.heap.get(1).map(|e| e.timestamp)
     }
 
     /// `HeapPriorityQueueSet.poll`: removes and returns the head.
     pub fn poll(&mut self) -> Option<Timer<K, N>> {
-        let head = self.heap.first()?.slot;
+        let head = self.heap.get(1)?.slot;
         self.remove_at(1);
         let timer = self.timers[head as usize].take().expect("live slot");
         self.free.push(head);
@@ -162,7 +163,7 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
     /// repeats this until it returns `None`, firing each timer as it is polled.
     #[inline]
     pub fn poll_due(&mut self, time: i64) -> Option<Timer<K, N>> {
-        if self.heap.first()?.timestamp <= time {
+        if self.heap.get(1)?.timestamp <= time {
             self.poll()
         } else {
             None
@@ -171,12 +172,12 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
 
     /// The timers in heap-array order (`HeapPriorityQueue.iterator()`), e.g. for display.
     pub fn iter(&self) -> impl Iterator<Item = &Timer<K, N>> + '_ {
-        self.heap.iter().map(|e| self.timer(e.slot))
+        self.heap[1..].iter().map(|e| self.timer(e.slot))
     }
 
     /// Removes every timer (`HeapPriorityQueueSet.clear`).
     pub fn clear(&mut self) {
-        self.heap.clear();
+        self.heap.truncate(1);
         self.timers.clear();
         self.pos.clear();
         self.free.clear();
@@ -192,19 +193,19 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
     /// Flink's `queue[i]` (1-based).
     #[inline]
     fn at(&self, i: usize) -> HeapEntry {
-        self.heap[i - 1]
+        self.heap[i]
     }
 
     /// `moveElementToIdx`.
     #[inline]
     fn move_to(&mut self, e: HeapEntry, i: usize) {
-        self.heap[i - 1] = e;
+        self.heap[i] = e;
         self.pos[e.slot as usize] = i as u32;
     }
 
     /// `HeapPriorityQueue.removeInternal(removeIdx)`.
     fn remove_at(&mut self, remove_idx: usize) {
-        let old_size = self.heap.len();
+        let old_size = self.heap.len() - 1;
         if remove_idx != old_size {
             let element = self.at(old_size);
             self.move_to(element, remove_idx);
@@ -220,38 +221,52 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
 
     /// `HeapPriorityQueue.siftUp`.
     fn sift_up(&mut self, mut idx: usize) {
-        let current = self.at(idx);
+        let heap = &mut self.heap[..];
+        let pos = &mut self.pos[..];
+        let current = heap[idx];
         let mut parent = idx >> 1;
-        while parent > 0 && current.timestamp < self.at(parent).timestamp {
-            let p = self.at(parent);
-            self.move_to(p, idx);
+        while parent > 0 && current.timestamp < heap[parent].timestamp {
+            let p = heap[parent];
+            heap[idx] = p;
+            pos[p.slot as usize] = idx as u32;
             idx = parent;
             parent >>= 1;
         }
-        self.move_to(current, idx);
+        heap[idx] = current;
+        pos[current.slot as usize] = idx as u32;
     }
 
-    /// `HeapPriorityQueue.siftDown` with Flink's `heapSize`.
+    /// `HeapPriorityQueue.siftDown` with Flink's `heapSize`. The hot loop of `poll`: it works
+    /// on a slice of exactly `heap_size + 1` entries, so every child index it reads is
+    /// checked once by the loop condition (no separate bounds check).
     fn sift_down(&mut self, mut idx: usize, heap_size: usize) {
-        let current = self.at(idx);
+        let heap = &mut self.heap[..=heap_size];
+        let pos = &mut self.pos[..];
+        let current = heap[idx];
         let mut first = idx << 1;
-        let mut second = first + 1;
-        if second <= heap_size && self.at(second).timestamp < self.at(first).timestamp {
-            first = second;
+        if first < heap_size && heap[first + 1].timestamp < heap[first].timestamp {
+            first += 1;
         }
-        while first <= heap_size && self.at(first).timestamp < current.timestamp {
-            let child = self.at(first);
-            self.move_to(child, idx);
+        while first <= heap_size && heap[first].timestamp < current.timestamp {
+            let child = heap[first];
+            heap[idx] = child;
+            pos[child.slot as usize] = idx as u32;
             idx = first;
             first = idx << 1;
-            second = first + 1;
-            if second <= heap_size && self.at(second).timestamp < self.at(first).timestamp {
-                first = second;
+            if first < heap_size && heap[first + 1].timestamp < heap[first].timestamp {
+                first += 1;
             }
         }
-        self.move_to(current, idx);
+        heap[idx] = current;
+        pos[current.slot as usize] = idx as u32;
     }
 }
+
+/// `heap[0]`: never read as an element.
+const PLACEHOLDER: HeapEntry = HeapEntry {
+    timestamp: i64::MIN,
+    slot: u32::MAX,
+};
 
 #[cfg(test)]
 mod tests {
@@ -281,13 +296,13 @@ mod tests {
 
     /// Checks the heap property and the stored positions.
     fn check(q: &Q) {
-        for i in 1..=q.heap.len() {
+        for i in 1..=q.len() {
             assert_eq!(q.pos[q.at(i).slot as usize] as usize, i);
             if i > 1 {
                 assert!(q.at(i >> 1).timestamp <= q.at(i).timestamp);
             }
         }
-        assert_eq!(q.index.len(), q.heap.len());
+        assert_eq!(q.index.len(), q.len());
     }
 
     // Expected orders below were printed by real Flink 2.3.0
