@@ -254,7 +254,16 @@ pub struct WindowOperator {
     scratch: Vec<Win>,
     lefts: Vec<RowId>,
     rights: Vec<RowId>,
+    /// Row lists of cleared window states, kept for reuse (trace off): a new window's list
+    /// then needs no allocation and no growth.
+    pool: Vec<Vec<RowId>>,
+    /// The length of the last row list that left state: the initial capacity of a new one
+    /// when the pool is empty (windows of one job tend to hold similar numbers of rows).
+    rows_hint: usize,
 }
+
+/// At most this many row lists are pooled, and a new list reserves at most this many rows.
+const POOL_MAX: usize = 64;
 
 impl WindowOperator {
     /// `WindowOperator.cleanupTime`: `maxTimestamp + allowedLateness`, `Long.MAX_VALUE` on
@@ -299,7 +308,8 @@ impl WindowOperator {
         }
     }
 
-    /// `windowState.add(element)` for the state window `sw`.
+    /// `windowState.add(element)` for the state window `sw`. Returns whether the state was
+    /// new (it held nothing for `sw` before).
     fn add_to_state(
         &mut self,
         cx: &mut Ctx<'_, Win>,
@@ -307,7 +317,7 @@ impl WindowOperator {
         window: Win,
         sw: Win,
         row: RowId,
-    ) {
+    ) -> bool {
         let add = match self.sum_col {
             Some((col, int)) => match &cx.plan.row(row).values[col] {
                 Value::Int(v) if int => Sum::Long(*v as i64),
@@ -323,15 +333,21 @@ impl WindowOperator {
             },
             None => Sum::None,
         };
-        let st = self.states.entry((key, sw)).or_insert_with(|| WinState {
-            rows: Vec::new(),
-            count: 0,
-            sum: match add {
-                Sum::None => Sum::None,
-                Sum::Long(_) => Sum::Long(0),
-                Sum::Double(_) => Sum::Double(0.0),
-            },
-            fired: None,
+        let pool = &mut self.pool;
+        let hint = self.rows_hint.min(POOL_MAX);
+        let mut new = false;
+        let st = self.states.entry((key, sw)).or_insert_with(|| {
+            new = true;
+            WinState {
+                rows: pool.pop().unwrap_or_else(|| Vec::with_capacity(hint)),
+                count: 0,
+                sum: match add {
+                    Sum::None => Sum::None,
+                    Sum::Long(_) => Sum::Long(0),
+                    Sum::Double(_) => Sum::Double(0.0),
+                },
+                fired: None,
+            }
         });
         st.rows.push(row);
         st.count += 1;
@@ -343,6 +359,7 @@ impl WindowOperator {
                 format!("window {window} (state of {sw})")
             }
         });
+        new
     }
 
     /// FIRE: `emitWindowContents(window, windowState.get())` unless the state is empty.
@@ -383,6 +400,7 @@ impl WindowOperator {
                 };
                 st.fired = Some((window, firing));
                 let rows = if purge {
+                    self.rows_hint = st.rows.len();
                     std::mem::take(&mut st.rows)
                 } else {
                     st.rows.clone()
@@ -402,8 +420,16 @@ impl WindowOperator {
 
     /// Clears the state of `sw` (`windowState.clear()`).
     fn clear_state(&mut self, cx: &mut Ctx<'_, Win>, key: KeyId, window: Win, sw: Win) {
-        if let Some(st) = self.states.remove(&(key, sw)) {
-            cx.cleared(|| st.rows, || format!("window {window}"));
+        if let Some(mut st) = self.states.remove(&(key, sw)) {
+            if cx.tracing() {
+                cx.cleared(|| st.rows, || format!("window {window}"));
+            } else if st.rows.capacity() > 0 {
+                self.rows_hint = st.rows.len();
+                if self.pool.len() < POOL_MAX {
+                    st.rows.clear();
+                    self.pool.push(st.rows);
+                }
+            }
         }
     }
 
@@ -452,13 +478,17 @@ impl WindowOperator {
                 continue;
             }
             skipped = false;
-            self.add_to_state(cx, key, w, w, row);
+            let new = self.add_to_state(cx, key, w, w, row);
             // EventTimeTrigger.onElement
             if w.max_timestamp() <= wm {
                 self.fire(cx, key, w, w, false);
-            } else {
+            } else if new || self.lateness != 0 {
                 cx.register_event_timer(key, w.max_timestamp(), w);
             }
+            // else: the timer is pending and registering it is a no-op. With zero lateness a
+            // state exists exactly while its window's timer is pending: both are created here
+            // (a window that is not late has `maxTimestamp > watermark`), and the timer firing
+            // is the cleanup that clears the state (`onEventTime` → `clearAllState`).
             self.register_cleanup_timer(cx, key, w);
         }
         skipped
@@ -668,6 +698,8 @@ impl Operator for WindowOperator {
             scratch: Vec::new(),
             lefts: Vec::new(),
             rights: Vec::new(),
+            pool: Vec::new(),
+            rows_hint: 0,
         }
     }
 
