@@ -41,7 +41,39 @@ use std::collections::HashMap;
 
 /// One side's cache of one key: `MapState<Long, List<Tuple2<RowData, Boolean>>>`, the flag
 /// telling whether the row has joined (and been emitted) at least once.
-type Cache = JavaHashMap<i64, Vec<(RowId, bool)>>;
+type Cache = JavaHashMap<i64, Entries>;
+
+/// The list of one rowtime, in arrival order. One row is kept inline (the common case: a
+/// rowtime is rarely shared within a key), so caching a row allocates no list.
+#[derive(Clone, Debug)]
+enum Entries {
+    One((RowId, bool)),
+    Many(Vec<(RowId, bool)>),
+}
+
+impl Entries {
+    fn push(&mut self, e: (RowId, bool)) {
+        match self {
+            Entries::Many(v) if v.is_empty() => *self = Entries::One(e),
+            Entries::One(a) => *self = Entries::Many(vec![*a, e]),
+            Entries::Many(v) => v.push(e),
+        }
+    }
+
+    fn iter(&self) -> std::slice::Iter<'_, (RowId, bool)> {
+        match self {
+            Entries::One(a) => std::slice::from_ref(a).iter(),
+            Entries::Many(v) => v.iter(),
+        }
+    }
+
+    fn iter_mut(&mut self) -> std::slice::IterMut<'_, (RowId, bool)> {
+        match self {
+            Entries::One(a) => std::slice::from_mut(a).iter_mut(),
+            Entries::Many(v) => v.iter_mut(),
+        }
+    }
+}
 
 /// The keyed state of one key.
 #[derive(Default)]
@@ -265,7 +297,11 @@ impl Config {
         } else {
             let cache = ks.cache(side);
             if tracing && !cache.is_empty() {
-                let rows: Vec<RowId> = cache.values().flatten().map(|(r, _)| *r).collect();
+                let rows: Vec<RowId> = cache
+                    .values()
+                    .flat_map(Entries::iter)
+                    .map(|(r, _)| *r)
+                    .collect();
                 cx.cleared(
                     || rows,
                     || format!("{} cache cleared without padding (earliest remaining rowtime {earliest} <= 0)", side_name(side)),
@@ -400,7 +436,7 @@ impl Operator for SqlIntervalJoin {
         // Cache the row if rows of the other side may still come to match it.
         if op_time < upper {
             ks.cache(side)
-                .get_or_insert_with(t, Vec::new)
+                .get_or_insert_with(t, || Entries::Many(Vec::new()))
                 .push((row, emitted));
             let time = cfg.time_name();
             cx.buffered(row, || format!("{} cache, {time} {t}", side_name(side)));
