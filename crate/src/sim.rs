@@ -140,7 +140,7 @@ struct AssignerSlot {
 struct Sim<'p, 'c, O: Operator> {
     plan: &'p Plan,
     /// With [`simulate_draining`]: the consumer and the output count that triggers a drain.
-    drain: Option<(&'c mut dyn FnMut(&Sink), usize)>,
+    drain: Drain<'c>,
     subs: Vec<Sub<O>>,
     assigners: Vec<Vec<AssignerSlot>>,
     sink: Sink,
@@ -161,6 +161,9 @@ struct Sim<'p, 'c, O: Operator> {
     /// (`Ctx::late` is the only reader of `Ctx::origin`).
     want_origin: bool,
 }
+
+/// The consumer of [`simulate_draining`] and the output count that triggers a drain.
+type Drain<'c> = Option<(&'c mut dyn FnMut(&Sink), usize)>;
 
 /// Runs a plan with operator type `O`.
 pub fn simulate<O: Operator>(plan: &Plan, opts: &RunOptions) -> Result<RunOutput, Error> {
@@ -187,7 +190,7 @@ pub fn simulate_draining<O: Operator>(
 fn simulate_inner<'c, O: Operator>(
     plan: &Plan,
     opts: &RunOptions,
-    drain: Option<(&'c mut dyn FnMut(&Sink), usize)>,
+    drain: Drain<'c>,
 ) -> Result<RunOutput, Error> {
     let pa = plan.assigner_parallelism as usize;
     let streams = plan.schemas.len();
@@ -358,20 +361,22 @@ impl<O: Operator> Sim<'_, '_, O> {
     }
 
     fn end(&mut self) {
-        let tracing = self.sink.tracing;
-        let events = std::mem::take(&mut self.sink.events);
-        let mut state = Vec::new();
-        for j in 0..self.subs.len() {
-            if self.subs[j].touched {
-                self.subs[j].touched = false;
-                if tracing && self.snapshots {
-                    state.push(self.snapshot(j));
+        // `touched` and the step's events are only read here, for the trace.
+        if self.sink.tracing {
+            let events = std::mem::take(&mut self.sink.events);
+            let mut state = Vec::new();
+            for j in 0..self.subs.len() {
+                if self.subs[j].touched {
+                    self.subs[j].touched = false;
+                    if self.snapshots {
+                        state.push(self.snapshot(j));
+                    }
                 }
             }
-        }
-        if let Some(step) = self.steps.last_mut() {
-            step.events = events;
-            step.state = state;
+            if let Some(step) = self.steps.last_mut() {
+                step.events = events;
+                step.state = state;
+            }
         }
         if self.stopped.is_none() && self.stop_after == Some(self.step_count - 1) {
             self.stopped = Some((0..self.subs.len()).map(|j| self.snapshot(j)).collect());
