@@ -198,7 +198,11 @@ fn simulate_inner<'c, O: Operator>(
     let subs = (0..plan.operator_parallelism)
         .map(|j| Sub {
             op: O::new(plan, SubtaskIndex(j)),
-            timers: TimerQueue::new(),
+            timers: if O::UNIQUE_TIMERS {
+                TimerQueue::new_unique()
+            } else {
+                TimerQueue::new()
+            },
             ptimers: TimerQueue::new(),
             watermark: Watermark::MIN,
             inputs: if streams == 2 && !union {

@@ -58,8 +58,13 @@ pub struct TimerQueue<K: Eq + Hash + Clone, N: Eq + Hash + Clone> {
     pos: Vec<u32>,
     free: Vec<u32>,
     /// The de-duplication maps (one per key group in Flink; one map here, which does not
-    /// affect the order): timer → arena slot.
+    /// affect the order): timer → arena slot. Not kept by a [`TimerQueue::new_unique`] queue
+    /// in release builds.
     index: FxHashMap<Timer<K, N>, u32>,
+    /// Keep `index` (see [`TimerQueue::new_unique`]).
+    dedup: bool,
+    /// Made by [`TimerQueue::new_unique`]: a duplicate is the caller's bug.
+    unique: bool,
 }
 
 impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> Default for TimerQueue<K, N> {
@@ -77,6 +82,32 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
             pos: Vec::new(),
             free: Vec::new(),
             index: FxHashMap::default(),
+            dedup: true,
+            unique: false,
+        }
+    }
+
+    /// An empty queue for a caller that never adds a timer equal to a pending one (and so
+    /// needs no de-duplication): the heap is the same, without the hash set's two lookups
+    /// per timer. `delete` and `contains` then search linearly. Debug builds keep the set
+    /// anyway and panic on a duplicate, so the tests check the caller's promise.
+    pub fn new_unique() -> Self {
+        TimerQueue {
+            dedup: cfg!(debug_assertions),
+            unique: true,
+            ..Self::new()
+        }
+    }
+
+    /// The arena slot of a pending timer equal to `timer`.
+    fn slot_of(&self, timer: &Timer<K, N>) -> Option<u32> {
+        if self.dedup {
+            self.index.get(timer).copied()
+        } else {
+            self.heap[1..]
+                .iter()
+                .map(|e| e.slot)
+                .find(|&s| self.timers[s as usize].as_ref() == Some(timer))
         }
     }
 
@@ -92,7 +123,7 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
 
     /// `true` if an equal timer (same timestamp, key and namespace) is queued.
     pub fn contains(&self, timer: &Timer<K, N>) -> bool {
-        self.index.contains_key(timer)
+        self.slot_of(timer).is_some()
     }
 
     /// `HeapPriorityQueueSet.add`: queues the timer unless an equal one is present. Returns
@@ -100,9 +131,27 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
     pub fn add(&mut self, timer: Timer<K, N>) -> bool {
         use std::collections::hash_map::Entry;
         let timestamp = timer.timestamp;
+        if !self.dedup {
+            let slot = match self.free.pop() {
+                Some(s) => {
+                    self.timers[s as usize] = Some(timer);
+                    s
+                }
+                None => {
+                    self.timers.push(Some(timer));
+                    self.pos.push(0);
+                    (self.timers.len() - 1) as u32
+                }
+            };
+            self.push_heap(timestamp, slot);
+            return true;
+        }
         // One hash per add: the entry is looked up once, whether or not it is present.
         let vacant = match self.index.entry(timer) {
-            Entry::Occupied(_) => return false,
+            Entry::Occupied(_) => {
+                assert!(!self.unique, "duplicate timer added to a unique TimerQueue");
+                return false;
+            }
             Entry::Vacant(v) => v,
         };
         let slot = match self.free.pop() {
@@ -117,20 +166,27 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
             }
         };
         vacant.insert(slot);
-        // HeapPriorityQueue.addInternal: increaseSizeByOne, moveElementToIdx, siftUp.
+        self.push_heap(timestamp, slot);
+        true
+    }
+
+    /// `HeapPriorityQueue.addInternal`: increaseSizeByOne, moveElementToIdx, siftUp.
+    fn push_heap(&mut self, timestamp: i64, slot: u32) {
         self.heap.push(HeapEntry { timestamp, slot });
         let idx = self.heap.len() - 1;
         self.pos[slot as usize] = idx as u32;
         self.sift_up(idx);
-        true
     }
 
     /// `HeapPriorityQueueSet.remove`: deletes the equal timer if present; returns `true` if
     /// one was removed.
     pub fn delete(&mut self, timer: &Timer<K, N>) -> bool {
-        let Some(slot) = self.index.remove(timer) else {
+        let Some(slot) = self.slot_of(timer) else {
             return false;
         };
+        if self.dedup {
+            self.index.remove(timer);
+        }
         let pos = self.pos[slot as usize] as usize;
         self.remove_at(pos);
         self.timers[slot as usize] = None;
@@ -154,7 +210,9 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
         self.remove_at(1);
         let timer = self.timers[head as usize].take().expect("live slot");
         self.free.push(head);
-        self.index.remove(&timer);
+        if self.dedup {
+            self.index.remove(&timer);
+        }
         Some(timer)
     }
 
@@ -469,6 +527,43 @@ mod tests {
             assert_eq!(q.len(), size);
             assert_eq!(q.iter().fold(0, mix), heap_sum, "seed {seed}");
         }
+    }
+
+    #[test]
+    fn a_unique_queue_polls_like_a_deduplicating_one() {
+        // The same distinct timers, deletes and polls on both kinds of queue (LCG as above).
+        let mut rng = Lcg(99);
+        let mut a: TimerQueue<i64, i64> = TimerQueue::new();
+        let mut b: TimerQueue<i64, i64> = TimerQueue::new_unique();
+        for _ in 0..4000 {
+            let timer = Timer {
+                timestamp: rng.next() % 25,
+                key: rng.next() % 8,
+                namespace: rng.next() % 3,
+            };
+            match rng.next() % 4 {
+                0 | 1 if !a.contains(&timer) => {
+                    assert!(a.add(timer.clone()) && b.add(timer));
+                }
+                2 => assert_eq!(a.delete(&timer), b.delete(&timer)),
+                _ => assert_eq!(a.poll(), b.poll()),
+            }
+            assert_eq!(a.iter().collect::<Vec<_>>(), b.iter().collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "duplicate timer")]
+    fn a_unique_queue_rejects_duplicates_in_debug_builds() {
+        let mut q: TimerQueue<i64, i64> = TimerQueue::new_unique();
+        let t = Timer {
+            timestamp: 1,
+            key: 2,
+            namespace: 3,
+        };
+        q.add(t.clone());
+        q.add(t);
     }
 
     #[test]

@@ -120,11 +120,12 @@ impl Buffer {
         self.map.is_empty()
     }
 
-    /// `addToBuffer`: `get` + append + `put`.
-    fn add(&mut self, ts: i64, row: RowId) {
+    /// `addToBuffer`: `get` + append + `put`. Returns whether `ts` is new in the buffer.
+    fn add(&mut self, ts: i64, row: RowId) -> bool {
         let before = self.map.len();
         self.map.get_or_insert_with(ts, Rows::default).push(row);
-        if self.map.len() != before {
+        let new = self.map.len() != before;
+        if new {
             match &mut self.index {
                 Some(ix) => {
                     ix.insert(ts);
@@ -135,6 +136,7 @@ impl Buffer {
                 None => {}
             }
         }
+        new
     }
 
     /// `MapState.remove(ts)`; an emptied map is dropped (`HeapMapState.remove` → `clear()`).
@@ -227,6 +229,8 @@ impl IntervalJoin {
 impl Operator for IntervalJoin {
     // `WindowOperator.isElementLate` / `IntervalJoinOperator.isLate`.
     const REPORTS_LATE: bool = true;
+    // Never deletes a timer, never registers one twice (see `process_element`).
+    const UNIQUE_TIMERS: bool = true;
 
     type Ns = Cleanup;
 
@@ -272,7 +276,7 @@ impl Operator for IntervalJoin {
         };
 
         let state = self.keys.entry(key).or_default();
-        state.sides[side.index()].add(ts, row);
+        let new_ts = state.sides[side.index()].add(ts, row);
         cx.buffered(row, || format!("{} buffer, ts {ts}", side_name(side)));
 
         let other = &state.sides[side.other().index()];
@@ -300,7 +304,13 @@ impl Operator for IntervalJoin {
         } else {
             ts
         };
-        cx.register_event_timer(key, cleanup, Cleanup { side, ts });
+        // A timestamp already in the buffer has this very timer pending (the entry and its
+        // timer are created together here and leave together in `on_event_time`), and
+        // registering it again is a no-op in Flink's queue: skipped, so no timer is ever
+        // registered twice (`UNIQUE_TIMERS`).
+        if new_ts {
+            cx.register_event_timer(key, cleanup, Cleanup { side, ts });
+        }
     }
 
     fn on_event_time(&mut self, cx: &mut Ctx<'_, Cleanup>, timer: Timer<KeyId, Cleanup>) {

@@ -463,6 +463,11 @@ pub trait Operator {
     /// Whether the operator holds no state (checked after the final watermark).
     fn is_empty(&self) -> bool;
 
+    /// Whether the operator never registers an event-time timer equal to a pending one and
+    /// never deletes one: its queue then needs no de-duplication set
+    /// ([`TimerQueue::new_unique`]; the heap, and so the firing order, is the same).
+    const UNIQUE_TIMERS: bool = false;
+
     /// Whether the operator drops rows as late (calls [`Ctx::late`]): the simulator then keeps
     /// track of where each watermark came from, for the late reason.
     const REPORTS_LATE: bool = false;
