@@ -54,12 +54,17 @@ impl<'p> RowRefs<'p> {
                 .iter()
                 .map(|s| Arc::from(s.name.as_str()))
                 .collect(),
-            values: vec![None; plan.rows.len()],
+            // Sized on first use: a run without row references (a window aggregation) needs
+            // none.
+            values: Vec::new(),
         }
     }
 
     fn get(&mut self, id: RowId) -> RowRef {
         let r = self.plan.row(id);
+        if self.values.is_empty() {
+            self.values = vec![None; self.plan.rows.len()];
+        }
         let values = self.values[id.0 as usize]
             .get_or_insert_with(|| Arc::from(r.values.as_slice()))
             .clone();
