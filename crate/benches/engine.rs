@@ -16,6 +16,12 @@
 //!
 //! Results: a table on stdout, and `DIR/engine.md` + `DIR/engine.jsonl` (default
 //! `target/bench`).
+//!
+//! One case alone (for profilers and back-to-back comparisons of two builds), printing one
+//! JSON record: `--case MODE JOB N P REPS` with MODE `reference` (W1–W4: materialised run,
+//! counting-sink run, checksums, result build), `count` (the counting-sink run of the
+//! reference workload only), `sim` (the materialised run only), `ops`, `probe`, `parse`,
+//! `trace_events`, `trace_full`.
 
 use joinlab::plan::Plan;
 use joinlab::result::RunResult;
