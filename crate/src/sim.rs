@@ -46,6 +46,11 @@ pub struct RunOutput {
     pub state_empty: bool,
     /// Per stream, per assigner subtask: the last forwarded watermark.
     pub assigner_watermarks: Vec<Vec<Watermark>>,
+    /// The most rows held in operator state at once, all subtasks summed
+    /// ([`Operator::state_rows`], sampled after every element and every timer batch).
+    pub peak_state_rows: usize,
+    /// The most pending event-time timers at once, all subtasks, at the same points.
+    pub peak_timers: usize,
 }
 
 enum Inputs {
@@ -64,6 +69,9 @@ struct Sub<O: Operator> {
     inputs: Inputs,
     origin: Option<WatermarkOrigin>,
     touched: bool,
+    /// `op.state_rows()` and `timers.len()` at the last sample.
+    rows: usize,
+    timer_count: usize,
 }
 
 impl<O: Operator> Sub<O> {
@@ -160,6 +168,11 @@ struct Sim<'p, 'c, O: Operator> {
     /// Watermark origins are needed: tracing, or the operator reports late rows
     /// (`Ctx::late` is the only reader of `Ctx::origin`).
     want_origin: bool,
+    /// State rows and event-time timers of all subtasks at their last samples, and the peaks.
+    total_rows: usize,
+    total_timers: usize,
+    peak_rows: usize,
+    peak_timers: usize,
 }
 
 /// The consumer of [`simulate_draining`] and the output count that triggers a drain.
@@ -212,6 +225,8 @@ fn simulate_inner<'c, O: Operator>(
             },
             origin: None,
             touched: false,
+            rows: 0,
+            timer_count: 0,
         })
         .collect();
     let assigners = plan
@@ -254,6 +269,10 @@ fn simulate_inner<'c, O: Operator>(
         scratch_advances: Vec::new(),
         any_periodic: plan.generators.iter().any(|g| g.interval > 0),
         want_origin: opts.trace || O::REPORTS_LATE,
+        total_rows: 0,
+        total_timers: 0,
+        peak_rows: 0,
+        peak_timers: 0,
     };
     for a in &plan.arrivals {
         let t = arrival_time(plan, a);
@@ -340,6 +359,8 @@ fn simulate_inner<'c, O: Operator>(
         final_state,
         state_empty,
         assigner_watermarks,
+        peak_state_rows: sim.peak_rows,
+        peak_timers: sim.peak_timers,
     })
 }
 
@@ -420,6 +441,18 @@ impl<O: Operator> Sim<'_, '_, O> {
         }
     }
 
+    /// Samples subtask `j`'s state size after an operator call (O(1)): updates the totals
+    /// and the peaks.
+    fn sample(&mut self, j: usize) {
+        let s = &mut self.subs[j];
+        let (rows, timers) = (s.op.state_rows(), s.timers.len());
+        self.total_rows = self.total_rows + rows - s.rows;
+        self.total_timers = self.total_timers + timers - s.timer_count;
+        (s.rows, s.timer_count) = (rows, timers);
+        self.peak_rows = self.peak_rows.max(self.total_rows);
+        self.peak_timers = self.peak_timers.max(self.total_timers);
+    }
+
     fn ctx_parts(&mut self, j: usize) -> (&mut Sub<O>, &mut Sink) {
         (&mut self.subs[j], &mut self.sink)
     }
@@ -451,6 +484,7 @@ impl<O: Operator> Sim<'_, '_, O> {
             let (op, mut cx) = sub.split(plan, sink, j, now);
             op.process_element(&mut cx, r.stream, id);
         }
+        self.sample(j);
         // Then the generator sees the event.
         let mut em = std::mem::take(&mut self.emissions);
         em.clear();
@@ -627,7 +661,10 @@ impl<O: Operator> Sim<'_, '_, O> {
         sub.watermark = w;
         sub.origin = origin;
         sub.fire_due(plan, sink, j, now, false, w.0);
-        if sink.tracing {
+        let tracing = sink.tracing;
+        self.sample(j);
+        let (sub, sink) = self.ctx_parts(j);
+        if tracing {
             let d = sub.op.output_watermark_delay();
             let output = if d == 0 || w.is_min() {
                 w
@@ -710,6 +747,7 @@ impl<O: Operator> Sim<'_, '_, O> {
         for j in 0..self.subs.len() {
             let (sub, sink) = self.ctx_parts(j);
             sub.fire_due(plan, sink, j, t, true, t);
+            self.sample(j);
         }
         self.end();
     }

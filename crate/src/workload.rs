@@ -933,6 +933,10 @@ impl<O: Operator> Operator for Probe<O> {
         self.inner.is_empty()
     }
 
+    fn state_rows(&self) -> usize {
+        self.inner.state_rows()
+    }
+
     fn output_watermark_delay(&self) -> i64 {
         self.inner.output_watermark_delay()
     }
@@ -1040,6 +1044,37 @@ mod tests {
         let mut plan = plan(Job::IntervalJoin, &g, 1);
         plan.limits.max_outputs = 1000;
         assert!(run_counting(&plan, 10).is_err());
+    }
+
+    #[test]
+    fn the_simulators_peak_state_equals_a_probe_sampling_every_element() {
+        // p = 1: the probe samples `state()` after every element; the simulator's O(1) counters
+        // (`Operator::state_rows`, sampled after every element and timer batch) must see the
+        // same peaks. With 5 % late rows (dropped, side outputs, late firings) and without.
+        let jobs = [
+            Job::IntervalJoin,
+            Job::WindowJoinTumbling,
+            Job::WindowJoinSliding,
+            Job::WindowJoinSession,
+            Job::WindowCount,
+            Job::WindowAggLateness,
+            Job::SqlIntervalLeft,
+            Job::SqlIntervalFull,
+            Job::RegularJoin,
+            Job::Split,
+        ];
+        for gen in [Gen::with_late(400), Gen::reference(400)] {
+            for job in jobs {
+                let plan = plan(job, &gen, 1);
+                let (out, peak) = run_probed(&plan, 1).unwrap();
+                assert_eq!(
+                    (out.peak_state_rows, out.peak_timers),
+                    (peak.rows, peak.timers),
+                    "{job:?}"
+                );
+                assert!(peak.rows > 0 || job == Job::Split, "{job:?}");
+            }
+        }
     }
 
     #[test]

@@ -217,6 +217,8 @@ pub struct IntervalJoin {
     keys: HashMap<KeyId, KeyState, FxBuild>,
     /// Scratch list of matching timestamps.
     scratch: Vec<i64>,
+    /// Rows in the buffers ([`Operator::state_rows`]).
+    rows: usize,
 }
 
 impl IntervalJoin {
@@ -254,6 +256,7 @@ impl Operator for IntervalJoin {
             right_late: job.late_output.right.clone(),
             keys: HashMap::default(),
             scratch: Vec::new(),
+            rows: 0,
         }
     }
 
@@ -277,6 +280,7 @@ impl Operator for IntervalJoin {
 
         let state = self.keys.entry(key).or_default();
         let new_ts = state.sides[side.index()].add(ts, row);
+        self.rows += 1;
         cx.buffered(row, || format!("{} buffer, ts {ts}", side_name(side)));
 
         let other = &state.sides[side.other().index()];
@@ -327,6 +331,7 @@ impl Operator for IntervalJoin {
             return;
         };
         if let Some(rows) = state.sides[side.index()].remove(ts) {
+            self.rows -= rows.as_slice().len();
             cx.cleared(
                 || rows.as_slice().to_vec(),
                 || format!("{} buffer, ts {ts}", side_name(side)),
@@ -366,6 +371,10 @@ impl Operator for IntervalJoin {
 
     fn is_empty(&self) -> bool {
         self.keys.is_empty()
+    }
+
+    fn state_rows(&self) -> usize {
+        self.rows
     }
 }
 

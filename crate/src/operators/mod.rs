@@ -463,6 +463,12 @@ pub trait Operator {
     /// Whether the operator holds no state (checked after the final watermark).
     fn is_empty(&self) -> bool;
 
+    /// How many rows the state holds — the sum of `rows` over [`Operator::state`]'s entries —
+    /// kept up to date by the operator, so the simulator can track the peak in O(1) per step.
+    fn state_rows(&self) -> usize {
+        0
+    }
+
     /// Whether the operator never registers an event-time timer equal to a pending one and
     /// never deletes one: its queue then needs no de-duplication set
     /// ([`TimerQueue::new_unique`]; the heap, and so the firing order, is the same).

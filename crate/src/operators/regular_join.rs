@@ -73,6 +73,8 @@ pub struct RegularJoin {
     /// Record interning: `BinaryRowData` hash → the first rows of the distinct records with
     /// that hash (so identical records map to one [`RecordKey`] without copying values).
     records: HashMap<i32, Vec<RowId>>,
+    /// Rows in the views ([`Operator::state_rows`]).
+    rows: usize,
 }
 
 /// `BinaryRowData.equals`: byte equality, i.e. equal values with doubles compared by bits.
@@ -187,6 +189,7 @@ impl Operator for RegularJoin {
             keyed: plan.schemas.first().is_some_and(|s| s.key.is_some()),
             keys: HashMap::new(),
             records: HashMap::new(),
+            rows: 0,
         }
     }
 
@@ -214,6 +217,7 @@ impl Operator for RegularJoin {
                 if !has_match {
                     Self::emit_padded(cx, side, row, RowKind::Insert);
                     add_record(input_view, record, row, 0);
+                    self.rows += 1;
                     cx.buffered(row, || {
                         format!("{side_name} records (no match: 0 associations)")
                     });
@@ -230,10 +234,12 @@ impl Operator for RegularJoin {
                         n += 1;
                     });
                     add_record(input_view, record, row, n);
+                    self.rows += 1;
                     cx.buffered(row, || format!("{side_name} records ({n} associations)"));
                 }
             } else {
                 add_record(input_view, record, row, -1);
+                self.rows += 1;
                 cx.buffered(row, || format!("{side_name} records"));
                 if joins {
                     for_each_match(other_view, |m, assoc| {
@@ -251,6 +257,7 @@ impl Operator for RegularJoin {
             }
         } else {
             let gone = retract_record(input_view, &record);
+            self.rows -= gone.is_some() as usize;
             if let Some(g) = gone {
                 cx.cleared(
                     || vec![g],
@@ -327,6 +334,10 @@ impl Operator for RegularJoin {
 
     fn is_empty(&self) -> bool {
         self.keys.is_empty()
+    }
+
+    fn state_rows(&self) -> usize {
+        self.rows
     }
 }
 

@@ -136,6 +136,8 @@ pub struct SqlIntervalJoin {
     /// `rightExpirationTime` (operator-instance field, shared across keys).
     right_exp: i64,
     keys: HashMap<KeyId, KeyState, FxBuild>,
+    /// Rows in the caches ([`Operator::state_rows`]).
+    rows: usize,
 }
 
 /// `leftLowerBound` and `leftUpperBound` for `L.t >= R.t + lower AND L.t <= R.t + upper`
@@ -255,7 +257,8 @@ impl Config {
     /// `removeExpiredRows`: drops the rows of `side`'s cache with `rowtime <= expiration`
     /// (null-padding unjoined ones if `side` is outer), then re-registers a cleanup timer for
     /// the earliest remaining rowtime — only if it is `> 0` (else, with rows possibly left,
-    /// the whole cache is cleared without padding: Flink's quirk).
+    /// the whole cache is cleared without padding: Flink's quirk). Returns how many rows
+    /// left the cache.
     fn remove_expired(
         &self,
         cx: &mut Ctx<'_, ()>,
@@ -263,14 +266,16 @@ impl Config {
         key: KeyId,
         side: Side,
         expiration: i64,
-    ) {
+    ) -> usize {
         let pad = self.outer(side);
+        let mut gone = 0;
         let mut earliest: i64 = -1;
         let mut removed: Vec<RowId> = Vec::new();
         let tracing = cx.tracing();
         ks.cache(side).retain(|&rt, rows| {
             if rt <= expiration {
                 for &(r, joined) in rows.iter() {
+                    gone += 1;
                     if pad && !joined {
                         emit_padded(cx, side, r);
                     }
@@ -308,12 +313,14 @@ impl Config {
                 );
             }
             // `timerState.clear(); rowCache.clear()`: the state map is dropped.
+            gone += cache.values().map(|e| e.iter().len()).sum::<usize>();
             *cache = JavaHashMap::new();
             match side {
                 Side::Left => ks.right_timer = None,
                 Side::Right => ks.left_timer = None,
             }
         }
+        gone
     }
 }
 
@@ -328,11 +335,11 @@ impl SqlIntervalJoin {
         let op_time = cfg.operator_time(cx);
         if ks.left_timer == Some(timer.timestamp) {
             self.right_exp = expiration(op_time, cfg.right_rel);
-            cfg.remove_expired(cx, ks, key, Side::Right, self.right_exp);
+            self.rows -= cfg.remove_expired(cx, ks, key, Side::Right, self.right_exp);
         }
         if ks.right_timer == Some(timer.timestamp) {
             self.left_exp = expiration(op_time, cfg.left_rel);
-            cfg.remove_expired(cx, ks, key, Side::Left, self.left_exp);
+            self.rows -= cfg.remove_expired(cx, ks, key, Side::Left, self.left_exp);
         }
         if ks.is_vacant() {
             self.keys.remove(&key);
@@ -361,6 +368,7 @@ impl Operator for SqlIntervalJoin {
             left_exp: 0,
             right_exp: 0,
             keys: HashMap::default(),
+            rows: 0,
         }
     }
 
@@ -401,6 +409,7 @@ impl Operator for SqlIntervalJoin {
             let exp = *other_exp;
             let tracing = cx.tracing();
             let mut removed: Vec<RowId> = Vec::new();
+            let mut gone = 0;
             ks.cache(other).retain(|&ot, rows| {
                 if ot >= lower && ot <= upper && joins {
                     for (o, joined) in rows.iter_mut() {
@@ -414,6 +423,7 @@ impl Operator for SqlIntervalJoin {
                 // Eager removal of expired rows during the same pass.
                 if ot <= exp {
                     for &(o, joined) in rows.iter() {
+                        gone += 1;
                         if other_outer && !joined {
                             emit_padded(cx, other, o);
                         }
@@ -426,6 +436,7 @@ impl Operator for SqlIntervalJoin {
                     true
                 }
             });
+            self.rows -= gone;
             if !removed.is_empty() {
                 cx.cleared(
                     || removed,
@@ -438,6 +449,7 @@ impl Operator for SqlIntervalJoin {
             ks.cache(side)
                 .get_or_insert_with(t, || Entries::Many(Vec::new()))
                 .push((row, emitted));
+            self.rows += 1;
             let time = cfg.time_name();
             cx.buffered(row, || format!("{} cache, {time} {t}", side_name(side)));
             let pending = match side {
@@ -510,6 +522,10 @@ impl Operator for SqlIntervalJoin {
 
     fn is_empty(&self) -> bool {
         self.keys.is_empty()
+    }
+
+    fn state_rows(&self) -> usize {
+        self.rows
     }
 
     /// `KeyedCoProcessOperatorWithWatermarkDelay`: `max(leftRelativeSize, rightRelativeSize) +

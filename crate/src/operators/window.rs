@@ -260,6 +260,8 @@ pub struct WindowOperator {
     /// The length of the last row list that left state: the initial capacity of a new one
     /// when the pool is empty (windows of one job tend to hold similar numbers of rows).
     rows_hint: usize,
+    /// Rows in all window states ([`Operator::state_rows`]).
+    rows: usize,
 }
 
 /// At most this many row lists are pooled, and a new list reserves at most this many rows.
@@ -350,6 +352,7 @@ impl WindowOperator {
             }
         });
         st.rows.push(row);
+        self.rows += 1;
         st.count += 1;
         st.sum = st.sum.merge(add);
         cx.buffered(row, || {
@@ -401,6 +404,7 @@ impl WindowOperator {
                 st.fired = Some((window, firing));
                 let rows = if purge {
                     self.rows_hint = st.rows.len();
+                    self.rows -= st.rows.len();
                     std::mem::take(&mut st.rows)
                 } else {
                     st.rows.clone()
@@ -421,6 +425,7 @@ impl WindowOperator {
     /// Clears the state of `sw` (`windowState.clear()`).
     fn clear_state(&mut self, cx: &mut Ctx<'_, Win>, key: KeyId, window: Win, sw: Win) {
         if let Some(mut st) = self.states.remove(&(key, sw)) {
+            self.rows -= st.rows.len();
             if cx.tracing() {
                 cx.cleared(|| st.rows, || format!("window {window}"));
             } else if st.rows.capacity() > 0 {
@@ -700,6 +705,7 @@ impl Operator for WindowOperator {
             rights: Vec::new(),
             pool: Vec::new(),
             rows_hint: 0,
+            rows: 0,
         }
     }
 
@@ -811,6 +817,10 @@ impl Operator for WindowOperator {
 
     fn is_empty(&self) -> bool {
         self.states.is_empty() && self.sessions.is_empty()
+    }
+
+    fn state_rows(&self) -> usize {
+        self.rows
     }
 }
 
