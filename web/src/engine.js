@@ -159,10 +159,11 @@ export class WorkerRunner {
    * serialise it (21 MB for a million rows); the rows go as strings, only those that changed
    * since the last run, and the worker builds the JSON. With `lite`, a large untraced result
    * stays in the worker and the page gets its first rows, the counts and `result.fetch`.
+   * With `text` (a traced run with snapshots), the result may come as `{ text }`, its JSON.
    */
-  run(json, trace, { budgetMs = 10000, onProgress, queue = false, snapshots = true, lite = false } = {}) {
+  run(json, trace, { budgetMs = 10000, onProgress, queue = false, snapshots = true, lite = false, text = false } = {}) {
     return new Promise((resolve, reject) => {
-      const req = { json, trace, snapshots, lite, budgetMs, onProgress, resolve, reject };
+      const req = { json, trace, snapshots, lite, text, budgetMs, onProgress, resolve, reject };
       if (this.job && queue) {
         if (this.queued) this.queued.reject(new Cancelled('superseded', 'replaced by a newer run'));
         this.queued = req;
@@ -173,7 +174,7 @@ export class WorkerRunner {
     });
   }
 
-  _start({ json, trace, snapshots, lite, budgetMs, onProgress, resolve, reject }) {
+  _start({ json, trace, snapshots, lite, text, budgetMs, onProgress, resolve, reject }) {
     const w = this._spawn();
     const id = ++this.seq;
     const job = { id, resolve, reject, t0: performance.now(), budget: budgetMs, onProgress, phase: 'starting', fraction: 0 };
@@ -185,7 +186,7 @@ export class WorkerRunner {
     job.ticker = onProgress ? setInterval(() => onProgress({ phase: job.phase, fraction: job.fraction, elapsed: performance.now() - job.t0, budget: budgetMs }), 250) : null;
     this.job = job;
     onProgress && onProgress({ phase: 'starting', fraction: 0, elapsed: 0, budget: budgetMs });
-    const msg = { type: 'run', id, trace, snapshots, lite, progress: !!onProgress };
+    const msg = { type: 'run', id, trace, snapshots, lite, text, progress: !!onProgress };
     if (typeof json === 'string') msg.json = json;
     else {
       const streams = json.streams || [];

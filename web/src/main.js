@@ -382,20 +382,26 @@ function recompute({ forceWorker = false, keepUrl = false } = {}) {
     if (detailWorker.busy) detailWorker.terminate();
     showProgress({ phase: 'starting', fraction: 0 });
     // The scenario object, not its JSON: the worker serialises it (and keeps the rows it has).
+    // The run is untraced, for the tables; as on the main thread, the trace (for the timeline,
+    // stepper and verdicts) comes from the other worker right after.
     worker
-      .run(snapshot, trace, {
+      .run(snapshot, false, {
         budgetMs: app.budgetMs,
-        snapshots: rows <= SNAPSHOT_ROWS,
-        lite: !trace,
+        lite: true,
         onProgress: showProgress,
       })
       .then(({ result, ms }) => {
         if (seq !== app.seq) return;
         $('progress').hidden = true;
-        if (trace) attachStateAt(result, JSON.stringify(snapshot));
-        else noteRunTime(ms, rows);
+        noteRunTime(ms, rows);
         app.budgetMs = app.defaultBudgetMs;
+        const wantDetail = trace && result && !result.error;
+        if (wantDetail) {
+          app.detailPending = true;
+          document.body.classList.add('detail-pending');
+        }
         apply(result, snapshot, ms, true);
+        if (wantDetail) requestDetail(seq, JSON.stringify(snapshot), rows);
       })
       .catch((e) => {
         if (e.reason === 'superseded') return;
@@ -436,10 +442,14 @@ function requestDetail(seq, json, rows) {
   app.detailPending = true;
   document.body.classList.add('detail-pending');
   detailWorker
-    .run(json, true, { budgetMs: app.defaultBudgetMs, queue: true, snapshots: rows <= SNAPSHOT_ROWS })
+    .run(json, true, { budgetMs: app.defaultBudgetMs, queue: true, snapshots: rows <= SNAPSHOT_ROWS, text: true })
+    // The trace is drawn after the frame with the new tables: receiving and drawing it (the
+    // timeline, the stepper) must not hold that frame back.
+    .then((got) => afterNextPaint().then(() => got))
     .then(({ result }) => {
-      attachStateAt(result, json);
       if (seq !== app.seq) return;
+      if (result && typeof result.text === 'string') result = JSON.parse(result.text);
+      attachStateAt(result, json);
       app.detailPending = false;
       document.body.classList.remove('detail-pending');
       if (!result || result.error) return;
@@ -463,6 +473,18 @@ function noteRunTime(ms, rows) {
   app.lastRunMs = ms;
   app.msPerRow = ms / Math.max(rows, 100);
   app.slowRuns = ms > SLOW_MS ? app.slowRuns + 1 : 0;
+}
+
+/** Resolves after the next frame is painted (or after 100 ms in a page that gets no frames). */
+function afterNextPaint() {
+  return new Promise((resolve) => {
+    let done = false;
+    const go = () => {
+      if (!done) resolve((done = true));
+    };
+    requestAnimationFrame(() => setTimeout(go, 0));
+    setTimeout(go, 100);
+  });
 }
 
 /** A deep copy of a scenario, as JSON would make it; the rows strings are shared (immutable). */

@@ -106,7 +106,12 @@ self.onmessage = async (ev) => {
   const phases = {};
   let result;
   try {
-    if (msg.progress && typeof wasm.run_progress === 'function') {
+    if (msg.text && trace && snapshots !== false && typeof wasm.run_to_json === 'function') {
+      // As JSON text: a string is copied to the page at once, where an object graph (the trace
+      // of 1,000 rows with its snapshots) takes ~20 ms to receive; the page parses it when it
+      // has painted the tables.
+      result = { text: wasm.run_to_json(json, true) };
+    } else if (msg.progress && typeof wasm.run_progress === 'function') {
       let lastPost = 0;
       result = wasm.run_progress(json, !!trace, snapshots !== false, (phase, done, total) => {
         const [a, b] = PHASES[phase] || [0, 1];
