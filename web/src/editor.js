@@ -67,7 +67,7 @@ const errorLineField = StateField.define({
 });
 
 /** A paste of more characters than this is inserted in slices, one task each (see `pasteInSlices`). */
-export const BIG_PASTE_CHARS = 1 << 20;
+export const BIG_PASTE_CHARS = 1 << 18;
 /** Characters per slice of a big paste (1–2 ms of CodeMirror's work each). */
 const SLICE_CHARS = 1 << 17;
 /** Main-thread time spent on slices per frame (ms). */
