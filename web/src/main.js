@@ -359,8 +359,7 @@ function recompute({ forceWorker = false, keepUrl = false } = {}) {
   const predicted = app.msPerRow * rows;
   const big = forceWorker || app.mainBroken || rows > BIG_ROWS || predicted > 4 * SLOW_MS || (app.slowRuns >= 2 && predicted > SLOW_MS);
   $('stopped').hidden = true;
-  app.detailPending = false;
-  document.body.classList.remove('detail-pending');
+  setDetailPending(false);
   if (!big) {
     if (worker.busy) worker.terminate();
     $('progress').hidden = true;
@@ -373,8 +372,7 @@ function recompute({ forceWorker = false, keepUrl = false } = {}) {
     if (result && result.error && result.error.kind === 'internal') app.mainBroken = true;
     const wantDetail = trace && !inline && result && !result.error;
     if (wantDetail) {
-      app.detailPending = true;
-      document.body.classList.add('detail-pending');
+      setDetailPending(true);
     }
     apply(result, snapshot, ms, false);
     if (wantDetail) requestDetail(seq, json, rows);
@@ -397,8 +395,7 @@ function recompute({ forceWorker = false, keepUrl = false } = {}) {
         app.budgetMs = app.defaultBudgetMs;
         const wantDetail = trace && result && !result.error;
         if (wantDetail) {
-          app.detailPending = true;
-          document.body.classList.add('detail-pending');
+          setDetailPending(true);
         }
         apply(result, snapshot, ms, true);
         if (wantDetail) requestDetail(seq, JSON.stringify(snapshot), rows);
@@ -439,8 +436,7 @@ function attachStateAt(result, json) {
 
 /** Runs the scenario again with the trace in the worker, for the timeline, stepper and verdicts. */
 function requestDetail(seq, json, rows) {
-  app.detailPending = true;
-  document.body.classList.add('detail-pending');
+  setDetailPending(true);
   detailWorker
     .run(json, true, { budgetMs: app.defaultBudgetMs, queue: true, snapshots: rows <= SNAPSHOT_ROWS, text: true })
     // The trace is drawn after the frame with the new tables: receiving and drawing it (the
@@ -450,16 +446,14 @@ function requestDetail(seq, json, rows) {
       if (seq !== app.seq) return;
       if (result && typeof result.text === 'string') result = JSON.parse(result.text);
       attachStateAt(result, json);
-      app.detailPending = false;
-      document.body.classList.remove('detail-pending');
+      setDetailPending(false);
       if (!result || result.error) return;
       app.result = result;
       renderAll();
     })
     .catch((e) => {
       if (e.reason === 'superseded' || seq !== app.seq) return;
-      app.detailPending = false;
-      document.body.classList.remove('detail-pending');
+      setDetailPending(false);
       if (seq === app.seq) fill($('timeline'), h('p', { class: 'empty' }, `The trace for the timeline was not computed: ${e.message}.`));
     });
 }
@@ -473,6 +467,21 @@ function noteRunTime(ms, rows) {
   app.lastRunMs = ms;
   app.msPerRow = ms / Math.max(rows, 100);
   app.slowRuns = ms > SLOW_MS ? app.slowRuns + 1 : 0;
+}
+
+let staleTimer = null;
+/**
+ * Marks the trace as being computed (`detail-pending`, which tests wait on). The pictures are
+ * greyed (`detail-stale`) only if it takes over 150 ms: a class that styles the timeline,
+ * changed twice around every keystroke, would have its thousands of SVG elements restyled
+ * and repainted each time.
+ */
+function setDetailPending(on) {
+  app.detailPending = on;
+  document.body.classList.toggle('detail-pending', on);
+  clearTimeout(staleTimer);
+  if (on) staleTimer = setTimeout(() => document.body.classList.add('detail-stale'), 150);
+  else document.body.classList.remove('detail-stale');
 }
 
 /** Resolves after the next frame is painted (or after 100 ms in a page that gets no frames). */
