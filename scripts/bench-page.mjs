@@ -290,7 +290,8 @@ async function benchPaste(env, n) {
                   engineMs: window.__joinlab.app.lastRunMs,
                   drawMs: window.__joinlab.app.lastRenderMs,
                   timings: window.__joinlab.app.timings,
-                  outputs: window.__joinlab.result ? window.__joinlab.count('outputs') : null,
+                  // (`count` knows a result kept in the worker; builds before it had the whole list.)
+                  outputs: window.__joinlab.result ? (window.__joinlab.count ? window.__joinlab.count('outputs') : window.__joinlab.result.outputs.length) : null,
                 });
               }, 2000);
             }, 0),
