@@ -110,3 +110,30 @@ test('recompute and redraw of a 1,000-row scenario (timing)', async () => {
   assert.deepEqual(problems, []);
   await page.context().close();
 });
+
+test('a result kept in the worker: its expected-result check and "use as expected" come from the worker', async () => {
+  const sc = bigScenario(15000);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'joinlab-')), 'big.json');
+  fs.writeFileSync(file, JSON.stringify(sc));
+  const cli = cliJson(file);
+  assert.ok(cli.outputs.length > 5000, 'enough outputs for the result to stay in the worker');
+  const { page, problems } = await openPage(env);
+  const load = async (expected) => {
+    await page.evaluate((text) => window.__joinlab.loadScenarioText(text, 'test'), JSON.stringify({ ...sc, expected }));
+    // (Loading clears the result; the status keeps the last one's text until the new one.)
+    await page.waitForFunction(() => window.__joinlab.result && /\(worker\)/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
+    assert.ok(await page.evaluate(() => !!window.__joinlab.result.paged), 'the result is paged');
+  };
+  await load({ outputs: cli.outputs.length, late: cli.late.length });
+  await page.waitForSelector('#expected [data-verdict="pass"]');
+  await load({ outputs: 1 });
+  await page.waitForSelector('#expected [data-verdict="fail"]');
+  assert.match(await page.textContent('#expected'), new RegExp(`expected 1, got ${cli.outputs.length}`));
+  await page.click('#expected button:text("Replace with this result")');
+  await page.waitForSelector('#expected [data-verdict="pass"]');
+  const exp = await page.evaluate(() => window.__joinlab.app.scenario.expected);
+  assert.equal(exp.outputs.length, cli.outputs.length);
+  assert.deepEqual(exp.outputs.slice(0, 3), cli.outputs.slice(0, 3).map((o) => [o.left.line, o.right.line]));
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
