@@ -66,6 +66,9 @@ export function table(headers, rows, { className = 'grid', rowAttrs, wordsColumn
 }
 
 function fillRow(tr, cells, wordsColumn) {
+  // The texts the row shows, to compare the next update against without reading the DOM back
+  // (3,500 `textContent` reads for a 500-row table were 6 ms of a keystroke).
+  tr.__texts = cells.every((c) => typeof c === 'string') ? cells.slice() : null;
   for (let j = 0; j < cells.length; j++) {
     const c = cells[j];
     const td = document.createElement('td');
@@ -98,11 +101,21 @@ export function updateTable(container, headers, rows, opts = {}) {
     const tr = trs[i];
     const cells = rows[i];
     const tds = tr.cells;
+    const texts = tr.__texts;
     if (tds.length !== cells.length) {
       tr.replaceChildren();
       fillRow(tr, cells, wordsColumn);
+    } else if (texts && texts.length === cells.length) {
+      for (let j = 0; j < cells.length; j++) {
+        if (texts[j] !== cells[j]) {
+          tds[j].textContent = cells[j];
+          texts[j] = typeof cells[j] === 'string' ? cells[j] : null;
+        }
+      }
+      if (texts.includes(null)) tr.__texts = null;
     } else {
       for (let j = 0; j < cells.length; j++) if (tds[j].textContent !== cells[j]) tds[j].textContent = cells[j];
+      tr.__texts = cells.every((c) => typeof c === 'string') ? cells.slice() : null;
     }
     const cls = rowClass ? rowClass(i) : '';
     if (tr.className !== cls) tr.className = cls;
