@@ -369,6 +369,7 @@ function recompute({ forceWorker = false, keepUrl = false } = {}) {
     const json = JSON.stringify(snapshot);
     const { result, ms } = runSync(json, inline);
     if (!inline) noteRunTime(ms, rows);
+    else app.lastRunMs = ms;
     if (result && result.error && result.error.kind === 'internal') app.mainBroken = true;
     const wantDetail = trace && !inline && result && !result.error;
     if (wantDetail) {
