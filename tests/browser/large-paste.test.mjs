@@ -205,3 +205,44 @@ test('cancel during a large paste puts the editor back as it was, without a run'
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('the rows the engine gets are the editor text, after a sliced paste and with an edit typed in the middle of one', async () => {
+  const { page, context, problems } = await pageWithRightStream(rows(1000, 'r'));
+  const r = await page.evaluate(
+    ({ text }) =>
+      new Promise((resolve) => {
+        const ed = window.__joinlab.editors[0];
+        const same = () => window.__joinlab.app.scenario.streams[0].rows === ed.view.state.doc.toString();
+        window.__pasteText = text;
+        window.__paste();
+        const out = { pastingAtOnce: ed.pasting };
+        const waitDone = (then) => (ed.pasting ? requestAnimationFrame(() => waitDone(then)) : setTimeout(then, 50));
+        waitDone(() => {
+          out.afterPaste = same();
+          out.lines = ed.lines();
+          // A second paste, with a row typed at the top of the editor while it goes in.
+          window.__paste();
+          requestAnimationFrame(() =>
+            requestAnimationFrame(() => {
+              out.typedDuring = ed.pasting;
+              ed.view.dispatch({ changes: { from: 0, insert: '# typed\n' }, userEvent: 'input.type' });
+              waitDone(() => {
+                out.afterTyped = same();
+                out.typedKept = ed.view.state.doc.toString().includes('# typed');
+                resolve(out);
+              });
+            }),
+          );
+        });
+      }),
+    { text: rows(30000, 'l') },
+  );
+  assert.ok(r.pastingAtOnce, 'a 30,000-row paste (over 256 KB) is inserted in slices');
+  assert.equal(r.lines, 30000);
+  assert.ok(r.afterPaste, 'after the paste, the scenario holds exactly the editor text');
+  assert.ok(r.typedDuring, 'the row was typed while the second paste was going in');
+  assert.ok(r.typedKept);
+  assert.ok(r.afterTyped, 'with an edit typed during the paste, the scenario still holds exactly the editor text');
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -2,7 +2,7 @@
 // its line and column (a lint diagnostic), light highlighting of comments, WM rows, row kinds
 // and `| s= a=` annotations.
 
-import { EditorState, StateEffect, StateField, Compartment } from '@codemirror/state';
+import { EditorState, StateEffect, StateField, Compartment, Annotation } from '@codemirror/state';
 import {
   EditorView,
   lineNumbers,
@@ -65,6 +65,9 @@ const errorLineField = StateField.define({
   },
   provide: (f) => EditorView.decorations.from(f),
 });
+
+/** Marks the transactions of a sliced paste. */
+const slicedPaste = Annotation.define();
 
 /** A paste of more characters than this is inserted in slices, one task each (see `pasteInSlices`). */
 export const BIG_PASTE_CHARS = 1 << 18;
@@ -148,8 +151,10 @@ export function createRowsEditor(parent, { text = '', readOnly = false, onChange
         }),
         EditorView.updateListener.of((u) => {
           if (!u.docChanged) return;
-          // (A sliced paste sets the text once at its end.)
+          // (A sliced paste sets the text once at its end; an edit typed in the middle of one
+          // makes that text unknown: it is then read from the document.)
           if (!pasting) mirror = mirror !== null ? applyChanges(mirror, u.changes) : null;
+          else if (!u.transactions.some((tr) => tr.annotation(slicedPaste))) pasting.foreign = true;
           if (!silent && !pasting && onChange) onChange(getText());
         }),
       ],
@@ -188,6 +193,7 @@ export function createRowsEditor(parent, { text = '', readOnly = false, onChange
             selection: last ? { anchor: from + total } : undefined,
             scrollIntoView: last,
             userEvent: 'input.paste',
+            annotations: slicedPaste.of(true),
           });
           pos = end;
         }
@@ -195,11 +201,11 @@ export function createRowsEditor(parent, { text = '', readOnly = false, onChange
       }
       if (job.aborted) {
         // Cancelled: put back what was there before the paste (no run: the text is as it was).
-        if (pos > 0) view.dispatch({ changes: { from, to: from + pos, insert: replaced }, selection: { anchor: from, head: to } });
-        mirror = base;
+        if (pos > 0) view.dispatch({ changes: { from, to: from + pos, insert: replaced }, selection: { anchor: from, head: to }, annotations: slicedPaste.of(true) });
+        mirror = job.foreign ? null : base;
         return;
       }
-      mirror = base.slice(0, from) + t + base.slice(to);
+      mirror = job.foreign ? null : base.slice(0, from) + t + base.slice(to);
     } finally {
       pasting = null;
     }
