@@ -175,6 +175,36 @@ struct Sim<'p, 'c, O: Operator> {
     peak_timers: usize,
 }
 
+/// A progress callback: `(every, f)` calls `f(arrivals done, arrivals in all)` every `every`
+/// arrivals. Thread-local rather than a `RunOptions` field so that the options stay plain data;
+/// only the page's worker sets it (through [`with_progress`]).
+type Progress = (usize, Box<dyn FnMut(usize, usize)>);
+
+thread_local! {
+    static PROGRESS: std::cell::RefCell<Option<Progress>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `body` with `f(done, total)` called every `every` arrivals of the simulation (the
+/// page's progress bar for a large input).
+pub fn with_progress<R>(
+    every: usize,
+    f: impl FnMut(usize, usize) + 'static,
+    body: impl FnOnce() -> R,
+) -> R {
+    PROGRESS.with(|p| *p.borrow_mut() = Some((every.max(1), Box::new(f))));
+    let r = body();
+    PROGRESS.with(|p| *p.borrow_mut() = None);
+    r
+}
+
+fn report_progress(done: usize, total: usize) {
+    PROGRESS.with(|p| {
+        if let Some((_, f)) = p.borrow_mut().as_mut() {
+            f(done, total)
+        }
+    });
+}
+
 /// The consumer of [`simulate_draining`] and the output count that triggers a drain.
 type Drain<'c> = Option<(&'c mut dyn FnMut(&Sink), usize)>;
 
@@ -205,6 +235,8 @@ fn simulate_inner<'c, O: Operator>(
     opts: &RunOptions,
     drain: Drain<'c>,
 ) -> Result<RunOutput, Error> {
+    let progress_every = PROGRESS.with(|p| p.borrow().as_ref().map(|(e, _)| *e));
+    let mut progress_countdown = progress_every.unwrap_or(usize::MAX);
     let pa = plan.assigner_parallelism as usize;
     let streams = plan.schemas.len();
     let union = plan.operator == OperatorKind::WindowJoin;
@@ -274,7 +306,12 @@ fn simulate_inner<'c, O: Operator>(
         peak_rows: 0,
         peak_timers: 0,
     };
-    for a in &plan.arrivals {
+    for (i, a) in plan.arrivals.iter().enumerate() {
+        progress_countdown -= 1;
+        if progress_countdown == 0 {
+            progress_countdown = progress_every.unwrap_or(usize::MAX);
+            report_progress(i, plan.arrivals.len());
+        }
         let t = arrival_time(plan, a);
         sim.advance_processing_time(t);
         match a {

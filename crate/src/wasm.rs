@@ -62,6 +62,61 @@ pub fn run_traced(scenario_json: &str, snapshots: bool) -> JsValue {
     }
 }
 
+/// Runs a scenario like [`run_traced`] (or untraced, without `trace`) and reports how far it
+/// got: `on_progress(phase, done, total)` with `phase` one of `"reading"` (parsing and
+/// resolving the rows: 0 of 1, then 1 of 1), `"simulating"` (arrivals processed of all
+/// arrivals, about 100 calls in all) and `"result"` (building the result document). For the
+/// page's worker: a large input shows a progress bar driven by the engine itself.
+#[wasm_bindgen]
+pub fn run_progress(
+    scenario_json: &str,
+    trace: bool,
+    snapshots: bool,
+    on_progress: &js_sys::Function,
+) -> JsValue {
+    let report = {
+        let f = on_progress.clone();
+        move |phase: &str, done: usize, total: usize| {
+            let _ = f.call3(
+                &JsValue::NULL,
+                &JsValue::from_str(phase),
+                &JsValue::from_f64(done as f64),
+                &JsValue::from_f64(total as f64),
+            );
+        }
+    };
+    let opts = crate::sim::RunOptions {
+        trace,
+        snapshots: trace && snapshots,
+        stop_after: None,
+    };
+    report("reading", 0, 1);
+    let plan = match Scenario::from_json(scenario_json)
+        .and_then(|sc| crate::plan::build(&sc, crate::plan::Limits::default()))
+    {
+        Ok(p) => p,
+        Err(e) => return error(&e),
+    };
+    let total = plan.arrivals.len();
+    report("reading", 1, 1);
+    report("simulating", 0, total);
+    let every = (total / 100).max(1000);
+    let tick = report.clone();
+    let out = crate::sim::with_progress(
+        every,
+        move |done, total| tick("simulating", done, total),
+        || crate::run_plan(&plan, &opts),
+    );
+    report("simulating", total, total);
+    match out {
+        Ok(out) => {
+            report("result", 0, 1);
+            to_js(&crate::result::RunResult::build(&plan, out, opts.trace))
+        }
+        Err(e) => error(&e),
+    }
+}
+
 /// The state and pending timers of every operator subtask right after step `step`.
 #[wasm_bindgen]
 pub fn state_at(scenario_json: &str, step: usize) -> JsValue {

@@ -14,10 +14,11 @@ export const CHROMIUM = process.env.CHROMIUM || ['/usr/bin/chromium', '/usr/bin/
 
 export const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
-export async function setup() {
+/** Starts the server and the browser; `args` are extra Chromium flags (the page benchmark's `--vsync off`). */
+export async function setup({ args = [] } = {}) {
   if (!fs.existsSync(path.join(DIST, 'index.html'))) throw new Error('dist/ is missing: run `npm run build` first');
   const server = await startServer({ root: DIST, port: 0 });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...ARGS, ...args] });
   return {
     server,
     browser,

@@ -50,10 +50,11 @@ test('a 100,000-row input runs in the worker; the page stays responsive; the res
   await page.waitForFunction(() => /\(worker\)/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
   assert.ok(visible || true);
   assert.match(await statusText(page), new RegExp(`✓ ${cli.outputs.length.toLocaleString('en').replace(/,/g, '')} outputs`));
-  assert.equal(await page.evaluate(() => window.__joinlab.result.outputs.length), cli.outputs.length);
-  // Tables are capped, with a button for more.
-  assert.equal(await page.locator('#outputs table tbody tr').count(), 1000);
-  assert.match(await page.textContent('#outputs .more'), new RegExp(`showing 1000 of ${cli.outputs.length}`));
+  // The result stays in the worker (its first rows are here); the count is the full one.
+  assert.equal(await page.evaluate(() => window.__joinlab.count('outputs')), cli.outputs.length);
+  // Tables are capped, with a button for more (a result kept in the worker shows 200 rows first).
+  await page.waitForFunction(() => document.querySelectorAll('#outputs table tbody tr').length === 200);
+  assert.match(await page.textContent('#outputs .more'), new RegExp(`showing 200 of ${cli.outputs.length}`));
   assert.match(await page.textContent('#timeline'), /need the step-by-step trace/);
   assert.deepEqual(problems, []);
   await page.context().close();
@@ -106,6 +107,33 @@ test('recompute and redraw of a 1,000-row scenario (timing)', async () => {
   // The trace arrives from the worker a little later.
   await page.waitForFunction(() => !document.body.classList.contains('detail-pending') && window.__joinlab.result.trace, null, { timeout: 30000 });
   assert.ok((await page.locator('#timeline svg').count()) >= 1);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('a result kept in the worker: its expected-result check and "use as expected" come from the worker', async () => {
+  const sc = bigScenario(15000);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'joinlab-')), 'big.json');
+  fs.writeFileSync(file, JSON.stringify(sc));
+  const cli = cliJson(file);
+  assert.ok(cli.outputs.length > 5000, 'enough outputs for the result to stay in the worker');
+  const { page, problems } = await openPage(env);
+  const load = async (expected) => {
+    await page.evaluate((text) => window.__joinlab.loadScenarioText(text, 'test'), JSON.stringify({ ...sc, expected }));
+    // (Loading clears the result; the status keeps the last one's text until the new one.)
+    await page.waitForFunction(() => window.__joinlab.result && /\(worker\)/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
+    assert.ok(await page.evaluate(() => !!window.__joinlab.result.paged), 'the result is paged');
+  };
+  await load({ outputs: cli.outputs.length, late: cli.late.length });
+  await page.waitForSelector('#expected [data-verdict="pass"]');
+  await load({ outputs: 1 });
+  await page.waitForSelector('#expected [data-verdict="fail"]');
+  assert.match(await page.textContent('#expected'), new RegExp(`expected 1, got ${cli.outputs.length}`));
+  await page.click('#expected button:text("Replace with this result")');
+  await page.waitForSelector('#expected [data-verdict="pass"]');
+  const exp = await page.evaluate(() => window.__joinlab.app.scenario.expected);
+  assert.equal(exp.outputs.length, cli.outputs.length);
+  assert.deepEqual(exp.outputs.slice(0, 3), cli.outputs.slice(0, 3).map((o) => [o.left.line, o.right.line]));
   assert.deepEqual(problems, []);
   await page.context().close();
 });

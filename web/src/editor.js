@@ -2,7 +2,7 @@
 // its line and column (a lint diagnostic), light highlighting of comments, WM rows, row kinds
 // and `| s= a=` annotations.
 
-import { EditorState, StateEffect, StateField, Compartment } from '@codemirror/state';
+import { EditorState, StateEffect, StateField, Compartment, Annotation } from '@codemirror/state';
 import {
   EditorView,
   lineNumbers,
@@ -66,14 +66,62 @@ const errorLineField = StateField.define({
   provide: (f) => EditorView.decorations.from(f),
 });
 
+/** Marks the transactions of a sliced paste. */
+const slicedPaste = Annotation.define();
+
+/** A paste of more characters than this is inserted in slices, one task each (see `pasteInSlices`). */
+export const BIG_PASTE_CHARS = 1 << 18;
+/** Characters per slice of a big paste (1–2 ms of CodeMirror's work each). */
+const SLICE_CHARS = 1 << 17;
+/** Main-thread time spent on slices per frame (ms). */
+const FRAME_WORK_MS = 8;
+
 /**
- * Creates an editor in `parent`. `onChange(text)` is called on every edit, synchronously.
- * Returns { view, setText, getText, setError(line, column, message), clearError, setReadOnly, lines }.
+ * Waits for the next frame to be painted (so the progress bar shows and input is handled
+ * between slices); a hidden page gets no frames, hence the timer.
  */
-export function createRowsEditor(parent, { text = '', readOnly = false, onChange, label = 'rows' } = {}) {
+function afterNextPaint() {
+  return new Promise((resolve) => {
+    let done = false;
+    const go = () => {
+      if (done) return;
+      done = true;
+      resolve();
+    };
+    requestAnimationFrame(() => setTimeout(go, 0));
+    setTimeout(go, 100);
+  });
+}
+
+/** `text` with the changes of a CodeMirror ChangeSet applied (`text` is the document before them). */
+function applyChanges(text, changes) {
+  let out = '';
+  let pos = 0;
+  changes.iterChanges((fromA, toA, _fromB, _toB, inserted) => {
+    out += text.slice(pos, fromA) + inserted.toString();
+    pos = toA;
+  });
+  return out + text.slice(pos);
+}
+
+/**
+ * Creates an editor in `parent`. `onChange(text)` is called on every edit, synchronously, with
+ * the editor's text (kept up to date edit by edit from the changes, so that a keystroke in a
+ * 500,000-line editor does not join all of its lines again). A paste of more than
+ * BIG_PASTE_CHARS characters is inserted in slices across tasks (CodeMirror builds its document
+ * tree for a 10 MB paste in one go in about 80 ms, longer than a frame's worth of blocking);
+ * `onPaste({ done, total })` reports how far it got and `onChange` is called once at the end.
+ * Returns { view, setText, getText, setError(line, column, message), clearError, setReadOnly, lines, abortPaste }.
+ */
+export function createRowsEditor(parent, { text = '', readOnly = false, onChange, onPaste, label = 'rows' } = {}) {
   const ro = new Compartment();
   let silent = false;
   let errored = false;
+  // The editor's text as one string, when known (null: ask the document). CodeMirror splits
+  // lines at \r\n, \r and \n, so a text without \r is exactly what `doc.toString()` returns.
+  let mirror = text.indexOf('\r') < 0 ? text : null;
+  // A sliced paste in progress: { aborted }.
+  let pasting = null;
   const view = new EditorView({
     parent,
     state: EditorState.create({
@@ -91,12 +139,80 @@ export function createRowsEditor(parent, { text = '', readOnly = false, onChange
         placeholderExt('one row per line: value, value, time   (# comment, WM 5000, | s=1 a=2000)'),
         ro.of([EditorState.readOnly.of(readOnly), EditorView.editable.of(!readOnly)]),
         EditorView.contentAttributes.of({ 'aria-label': label }),
+        EditorView.domEventHandlers({
+          paste(event, v) {
+            if (v.state.readOnly || pasting) return pasting !== null;
+            const t = event.clipboardData && event.clipboardData.getData('text/plain');
+            if (!t || t.length <= BIG_PASTE_CHARS) return false;
+            event.preventDefault();
+            pasteInSlices(t);
+            return true;
+          },
+        }),
         EditorView.updateListener.of((u) => {
-          if (u.docChanged && !silent && onChange) onChange(u.state.doc);
+          if (!u.docChanged) return;
+          // (A sliced paste sets the text once at its end; an edit typed in the middle of one
+          // makes that text unknown: it is then read from the document.)
+          if (!pasting) mirror = mirror !== null ? applyChanges(mirror, u.changes) : null;
+          else if (!u.transactions.some((tr) => tr.annotation(slicedPaste))) pasting.foreign = true;
+          if (!silent && !pasting && onChange) onChange(getText());
         }),
       ],
     }),
   });
+
+  function getText() {
+    if (mirror === null) mirror = view.state.doc.toString();
+    return mirror;
+  }
+
+  /** Replaces the selection with `t`, SLICE_CHARS at a time, yielding to the browser in between. */
+  async function pasteInSlices(t) {
+    const job = { aborted: false };
+    pasting = job;
+    if (t.indexOf('\r') >= 0) t = t.replace(/\r\n?/g, '\n');
+    const { from, to } = view.state.selection.main;
+    const base = getText();
+    const replaced = base.slice(from, to);
+    const total = t.length;
+    let pos = 0;
+    try {
+      onPaste && onPaste({ done: 0, total });
+      while (pos < total && !job.aborted) {
+        await afterNextPaint();
+        const t0 = performance.now();
+        while (pos < total && !job.aborted && performance.now() - t0 < FRAME_WORK_MS) {
+          let end = Math.min(total, pos + SLICE_CHARS);
+          if (end < total) {
+            const nl = t.indexOf('\n', end);
+            end = nl < 0 ? total : nl + 1;
+          }
+          const last = end === total;
+          view.dispatch({
+            changes: { from: from + pos, to: pos === 0 ? to : from + pos, insert: t.slice(pos, end) },
+            selection: last ? { anchor: from + total } : undefined,
+            scrollIntoView: last,
+            userEvent: 'input.paste',
+            annotations: slicedPaste.of(true),
+          });
+          pos = end;
+        }
+        if (!job.aborted && onPaste) onPaste({ done: pos, total });
+      }
+      if (job.aborted) {
+        // Cancelled: put back what was there before the paste (no run: the text is as it was).
+        if (pos > 0) view.dispatch({ changes: { from, to: from + pos, insert: replaced }, selection: { anchor: from, head: to }, annotations: slicedPaste.of(true) });
+        mirror = job.foreign ? null : base;
+        return;
+      }
+      mirror = job.foreign ? null : base.slice(0, from) + t + base.slice(to);
+    } finally {
+      pasting = null;
+    }
+    // The run starts in a task of its own, after the last slice is painted.
+    await afterNextPaint();
+    if (onChange && !silent) onChange(getText());
+  }
 
   function clearError() {
     if (!errored) return;
@@ -120,8 +236,16 @@ export function createRowsEditor(parent, { text = '', readOnly = false, onChange
 
   return {
     view,
-    getText: () => view.state.doc.toString(),
+    getText,
     lines: () => view.state.doc.lines,
+    /** Whether a sliced paste is in progress. */
+    get pasting() {
+      return pasting !== null;
+    },
+    /** Stops a sliced paste in progress and restores the text it replaced. */
+    abortPaste() {
+      if (pasting) pasting.aborted = true;
+    },
     setText(t) {
       silent = true;
       try {
@@ -129,6 +253,7 @@ export function createRowsEditor(parent, { text = '', readOnly = false, onChange
       } finally {
         silent = false;
       }
+      mirror = t.indexOf('\r') < 0 ? t : null;
       errored = true;
       clearError();
     },

@@ -48,6 +48,10 @@ export class WorkerRunner {
     this.job = null;
     this.queued = null;
     this.seq = 0;
+    // The rows of each stream the worker last received (it keeps them: unchanged rows are not
+    // sent again), and the requests for pages of a result kept in the worker.
+    this.sentRows = [];
+    this.requests = new Map();
   }
 
   _spawn() {
@@ -63,6 +67,14 @@ export class WorkerRunner {
   }
 
   _message(msg) {
+    if (msg.type === 'reply') {
+      const req = this.requests.get(msg.req);
+      if (!req) return;
+      this.requests.delete(msg.req);
+      if (msg.error) req.reject(new Error(msg.error));
+      else req.resolve(msg.value);
+      return;
+    }
     const job = this.job;
     if (!job || msg.id !== job.id) return;
     if (msg.type === 'done' && this.queued) {
@@ -76,14 +88,20 @@ export class WorkerRunner {
       this._start(q);
       return;
     }
-    if (msg.type === 'phase') {
+    if (msg.type === 'phase' || msg.type === 'progress') {
       job.phase = msg.phase;
-      job.onProgress && job.onProgress({ phase: msg.phase, elapsed: performance.now() - job.t0, budget: job.budget });
+      if (msg.type === 'progress') job.fraction = msg.fraction;
+      job.onProgress && job.onProgress({ phase: msg.phase, fraction: job.fraction, elapsed: performance.now() - job.t0, budget: job.budget });
     } else if (msg.type === 'done') {
       clearTimeout(job.timer);
       clearInterval(job.ticker);
       this.job = null;
-      job.resolve({ result: msg.result, ms: msg.ms, worker: true });
+      if (msg.result && msg.result.paged) {
+        // The full result stays in the worker: pages of it are asked for on demand.
+        const runId = msg.id;
+        Object.defineProperty(msg.result, 'fetch', { value: (what) => this.request({ ...what, run: runId }), enumerable: false });
+      }
+      job.resolve({ result: msg.result, ms: msg.ms, phases: msg.phases, worker: true });
     }
   }
 
@@ -107,6 +125,19 @@ export class WorkerRunner {
     this.job = null;
     if (this.worker) this.worker.terminate();
     this.worker = null;
+    this.sentRows = [];
+    for (const r of this.requests.values()) r.reject(new Error('the engine worker was stopped; run the scenario again'));
+    this.requests.clear();
+  }
+
+  /** Asks the worker about the result it keeps (a page of rows, …); resolves its answer. */
+  request(what) {
+    if (!this.worker) return Promise.reject(new Error('the engine worker was stopped; run the scenario again'));
+    const req = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.requests.set(req, { resolve, reject });
+      this.worker.postMessage({ type: 'request', req, ...what });
+    });
   }
 
   get busy() {
@@ -123,10 +154,16 @@ export class WorkerRunner {
    * is running replaces it: by default the worker is terminated at once (a big run must not go
    * on burning the CPU); with `queue`, the running job finishes first (its result is dropped)
    * and the worker stays warm — cheaper for a stream of small runs.
+   *
+   * `json` is the scenario's JSON text, or the scenario object itself: then the page does not
+   * serialise it (21 MB for a million rows); the rows go as strings, only those that changed
+   * since the last run, and the worker builds the JSON. With `lite`, a large untraced result
+   * stays in the worker and the page gets its first rows, the counts and `result.fetch`.
+   * With `text` (a traced run with snapshots), the result may come as `{ text }`, its JSON.
    */
-  run(json, trace, { budgetMs = 10000, onProgress, queue = false, snapshots = true } = {}) {
+  run(json, trace, { budgetMs = 10000, onProgress, queue = false, snapshots = true, lite = false, text = false } = {}) {
     return new Promise((resolve, reject) => {
-      const req = { json, trace, snapshots, budgetMs, onProgress, resolve, reject };
+      const req = { json, trace, snapshots, lite, text, budgetMs, onProgress, resolve, reject };
       if (this.job && queue) {
         if (this.queued) this.queued.reject(new Cancelled('superseded', 'replaced by a newer run'));
         this.queued = req;
@@ -137,18 +174,29 @@ export class WorkerRunner {
     });
   }
 
-  _start({ json, trace, snapshots, budgetMs, onProgress, resolve, reject }) {
+  _start({ json, trace, snapshots, lite, text, budgetMs, onProgress, resolve, reject }) {
     const w = this._spawn();
     const id = ++this.seq;
-    const job = { id, resolve, reject, t0: performance.now(), budget: budgetMs, onProgress, phase: 'starting' };
+    const job = { id, resolve, reject, t0: performance.now(), budget: budgetMs, onProgress, phase: 'starting', fraction: 0 };
     job.timer = setTimeout(() => {
       const s = (budgetMs / 1000).toFixed(budgetMs % 1000 ? 1 : 0);
       this._fail('timeout', `stopped: the run took longer than its time budget of ${s} s`);
     }, budgetMs);
-    job.ticker = onProgress ? setInterval(() => onProgress({ phase: job.phase, elapsed: performance.now() - job.t0, budget: budgetMs }), 100) : null;
+    // The ticker only updates the elapsed time; the bar moves with the worker's reports.
+    job.ticker = onProgress ? setInterval(() => onProgress({ phase: job.phase, fraction: job.fraction, elapsed: performance.now() - job.t0, budget: budgetMs }), 250) : null;
     this.job = job;
-    onProgress && onProgress({ phase: 'starting', elapsed: 0, budget: budgetMs });
-    w.postMessage({ id, json, trace, snapshots });
+    onProgress && onProgress({ phase: 'starting', fraction: 0, elapsed: 0, budget: budgetMs });
+    const msg = { type: 'run', id, trace, snapshots, lite, text, progress: !!onProgress };
+    if (typeof json === 'string') msg.json = json;
+    else {
+      const streams = json.streams || [];
+      msg.skeleton = JSON.stringify(json, function (k, v) {
+        return k === 'rows' && streams.includes(this) ? '' : v;
+      });
+      msg.rows = streams.map((st, i) => (this.sentRows[i] === st.rows ? null : st.rows));
+      this.sentRows = streams.map((st) => st.rows);
+    }
+    w.postMessage(msg);
   }
 
   cancel() {

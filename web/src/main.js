@@ -42,6 +42,7 @@ const app = {
   resultScenario: null,
   error: null,
   lastRunMs: 0,
+  msPerRow: 0,
   lastRenderMs: 0,
   runs: 0,
   seq: 0,
@@ -197,11 +198,13 @@ function buildStreamPanel(i) {
   const spec = () => app.scenario.streams[i];
   const editor = createRowsEditor(editorHost, {
     label: `rows of stream ${i + 1}`,
-    onChange: (doc) => {
+    onChange: (text) => {
       if (!spec()) return;
-      spec().rows = doc.toString();
+      spec().rows = text;
       recompute();
     },
+    // A big paste goes into the editor in slices: the progress bar shows how far it got.
+    onPaste: ({ done, total }) => showProgress({ phase: 'pasting', fraction: total ? done / total : 0 }),
   });
 
   function colOptions(sel, cur) {
@@ -348,52 +351,55 @@ function recompute({ forceWorker = false, keepUrl = false } = {}) {
   controls.refresh();
   layoutStreamsVisibility();
   const seq = ++app.seq;
-  const snapshot = app.scenario;
-  const json = JSON.stringify(snapshot);
+  // A copy of the scenario as it is now (the rows are strings: shared, not copied).
+  const snapshot = cloneScenario(app.scenario);
   const rows = totalRows();
   const trace = rows <= TRACE_ROWS;
-  const big = forceWorker || app.mainBroken || rows > BIG_ROWS || app.slowRuns >= 2 || app.lastRunMs > 4 * SLOW_MS;
+  // How long an untraced run of this many rows is expected to take, from the last one.
+  const predicted = app.msPerRow * rows;
+  const big = forceWorker || app.mainBroken || rows > BIG_ROWS || predicted > 4 * SLOW_MS || (app.slowRuns >= 2 && predicted > SLOW_MS);
   $('stopped').hidden = true;
-  app.detailPending = false;
-  document.body.classList.remove('detail-pending');
+  setDetailPending(false);
   if (!big) {
     if (worker.busy) worker.terminate();
     $('progress').hidden = true;
     // Small inputs: everything, trace included, in this frame. Larger ones: the tables now
     // (no trace), the trace for the timeline, stepper and verdicts from the worker right after.
     const inline = trace && rows <= SYNC_TRACE_ROWS;
+    const json = JSON.stringify(snapshot);
     const { result, ms } = runSync(json, inline);
-    noteRunTime(ms);
+    if (!inline) noteRunTime(ms, rows);
+    else app.lastRunMs = ms;
     if (result && result.error && result.error.kind === 'internal') app.mainBroken = true;
     const wantDetail = trace && !inline && result && !result.error;
     if (wantDetail) {
-      app.detailPending = true;
-      document.body.classList.add('detail-pending');
+      setDetailPending(true);
     }
-    apply(result, JSON.parse(json), ms, false);
+    apply(result, snapshot, ms, false);
     if (wantDetail) requestDetail(seq, json, rows);
   } else {
     if (detailWorker.busy) detailWorker.terminate();
-    const bar = $('progress-bar');
-    $('progress').hidden = false;
+    showProgress({ phase: 'starting', fraction: 0 });
+    // The scenario object, not its JSON: the worker serialises it (and keeps the rows it has).
+    // The run is untraced, for the tables; as on the main thread, the trace (for the timeline,
+    // stepper and verdicts) comes from the other worker right after.
     worker
-      .run(json, trace, {
+      .run(snapshot, false, {
         budgetMs: app.budgetMs,
-        snapshots: rows <= SNAPSHOT_ROWS,
-        onProgress: ({ phase, elapsed, budget }) => {
-          $('progress-phase').textContent = `${phase}…`;
-          bar.max = budget;
-          bar.value = Math.min(elapsed, budget);
-          $('progress-time').textContent = `${(elapsed / 1000).toFixed(1)} s of ${(budget / 1000).toFixed(0)} s`;
-        },
+        lite: true,
+        onProgress: showProgress,
       })
       .then(({ result, ms }) => {
         if (seq !== app.seq) return;
         $('progress').hidden = true;
-        attachStateAt(result, json);
-        noteRunTime(ms);
+        noteRunTime(ms, rows);
         app.budgetMs = app.defaultBudgetMs;
-        apply(result, JSON.parse(json), ms, true);
+        const wantDetail = trace && result && !result.error;
+        if (wantDetail) {
+          setDetailPending(true);
+        }
+        apply(result, snapshot, ms, true);
+        if (wantDetail) requestDetail(seq, JSON.stringify(snapshot), rows);
       })
       .catch((e) => {
         if (e.reason === 'superseded') return;
@@ -431,31 +437,95 @@ function attachStateAt(result, json) {
 
 /** Runs the scenario again with the trace in the worker, for the timeline, stepper and verdicts. */
 function requestDetail(seq, json, rows) {
-  app.detailPending = true;
-  document.body.classList.add('detail-pending');
+  setDetailPending(true);
   detailWorker
-    .run(json, true, { budgetMs: app.defaultBudgetMs, queue: true, snapshots: rows <= SNAPSHOT_ROWS })
+    .run(json, true, { budgetMs: app.defaultBudgetMs, queue: true, snapshots: rows <= SNAPSHOT_ROWS, text: true })
+    // The trace is drawn after the frame with the new tables: receiving and drawing it (the
+    // timeline, the stepper) must not hold that frame back.
+    .then((got) => afterNextPaint().then(() => got))
     .then(({ result }) => {
-      attachStateAt(result, json);
       if (seq !== app.seq) return;
-      app.detailPending = false;
-      document.body.classList.remove('detail-pending');
+      if (result && typeof result.text === 'string') result = JSON.parse(result.text);
+      attachStateAt(result, json);
+      setDetailPending(false);
       if (!result || result.error) return;
       app.result = result;
       renderAll();
     })
     .catch((e) => {
       if (e.reason === 'superseded' || seq !== app.seq) return;
-      app.detailPending = false;
-      document.body.classList.remove('detail-pending');
+      setDetailPending(false);
       if (seq === app.seq) fill($('timeline'), h('p', { class: 'empty' }, `The trace for the timeline was not computed: ${e.message}.`));
     });
 }
 
-/** Remembers how long the engine took; two slow runs in a row (or one very slow) send the next ones to the worker. */
-function noteRunTime(ms) {
+/**
+ * Remembers how long an untraced run took, per row: the next input goes to the worker when it
+ * is predicted to take over 4 × SLOW_MS (or SLOW_MS after two slow runs in a row). Traced runs
+ * (the worker's detail runs) are slower by the trace and do not count.
+ */
+function noteRunTime(ms, rows) {
   app.lastRunMs = ms;
+  app.msPerRow = ms / Math.max(rows, 100);
   app.slowRuns = ms > SLOW_MS ? app.slowRuns + 1 : 0;
+}
+
+let staleTimer = null;
+/**
+ * Marks the trace as being computed (`detail-pending`, which tests wait on). The pictures are
+ * greyed (`detail-stale`) only if it takes over 150 ms: a class that styles the timeline,
+ * changed twice around every keystroke, would have its thousands of SVG elements restyled
+ * and repainted each time.
+ */
+function setDetailPending(on) {
+  app.detailPending = on;
+  document.body.classList.toggle('detail-pending', on);
+  clearTimeout(staleTimer);
+  if (on) staleTimer = setTimeout(() => document.body.classList.add('detail-stale'), 150);
+  else document.body.classList.remove('detail-stale');
+}
+
+/** Resolves after the next frame is painted (or after 100 ms in a page that gets no frames). */
+function afterNextPaint() {
+  return new Promise((resolve) => {
+    let done = false;
+    const go = () => {
+      if (!done) resolve((done = true));
+    };
+    requestAnimationFrame(() => setTimeout(go, 0));
+    setTimeout(go, 100);
+  });
+}
+
+/** A deep copy of a scenario, as JSON would make it; the rows strings are shared (immutable). */
+export function cloneScenario(sc) {
+  const streams = sc.streams || [];
+  const copy = JSON.parse(
+    JSON.stringify(sc, function (k, v) {
+      return k === 'rows' && streams.includes(this) ? '' : v;
+    }),
+  );
+  if (copy.streams) copy.streams.forEach((st, i) => (st.rows = streams[i].rows));
+  return copy;
+}
+
+/** The progress box of a worker run or a big paste: `fraction` of the work done (0..1). */
+function showProgress({ phase, fraction = 0, elapsed, budget }) {
+  const bar = $('progress-bar');
+  $('progress').hidden = false;
+  $('progress-phase').textContent = `${phase}…`;
+  bar.max = 1;
+  bar.value = Math.max(0, Math.min(1, fraction));
+  $('progress').dataset.fraction = bar.value.toFixed(3);
+  $('progress-time').textContent = elapsed === undefined ? `${Math.round(bar.value * 100)} %` : `${Math.round(bar.value * 100)} % · ${(elapsed / 1000).toFixed(1)} s of ${(budget / 1000).toFixed(0)} s`;
+}
+
+/** The number of entries of a list of the result (`field`, or a side output's `tag`), paged or not. */
+export function resultCount(r, field, tag) {
+  if (!r) return 0;
+  const p = r.paged || {};
+  if (tag !== undefined) return p.side_outputs && p.side_outputs[tag] !== undefined ? p.side_outputs[tag] : ((r.side_outputs || {})[tag] || []).length;
+  return p[field] !== undefined ? p[field] : (r[field] || []).length;
 }
 
 function layoutStreamsVisibility() {
@@ -525,10 +595,12 @@ function apply(result, snapshot, ms, viaWorker) {
   document.body.classList.remove('has-stale');
   renderAll();
   app.lastRenderMs = performance.now() - t0;
-  const parts = [`${result.outputs.length} output${result.outputs.length === 1 ? '' : 's'}`];
-  if (result.windows && result.windows.length) parts.push(`${result.windows.length} window result${result.windows.length === 1 ? '' : 's'}`);
-  parts.push(`${result.late.length} late`);
-  const side = Object.values(result.side_outputs || {}).reduce((a, b) => a + b.length, 0);
+  const nOut = resultCount(result, 'outputs');
+  const nWin = resultCount(result, 'windows');
+  const parts = [`${nOut} output${nOut === 1 ? '' : 's'}`];
+  if (nWin) parts.push(`${nWin} window result${nWin === 1 ? '' : 's'}`);
+  parts.push(`${resultCount(result, 'late')} late`);
+  const side = Object.keys(result.side_outputs || {}).reduce((a, tag) => a + resultCount(result, undefined, tag), 0);
   if (side) parts.push(`${side} to side outputs`);
   status.className = 'status ok';
   status.textContent = `✓ ${parts.join(', ')} · ${result.steps} steps · engine ${ms.toFixed(1)} ms${viaWorker ? ' (worker)' : ''}, drawing ${app.lastRenderMs.toFixed(1)} ms`;
@@ -551,17 +623,17 @@ function renderAll() {
   timed('expected', renderExpected);
   timed('outputs', () => {
     renderOutputs($('outputs'), r);
-    setCount(panel('outputs'), r.outputs.length);
+    setCount(panel('outputs'), resultCount(r, 'outputs'));
   });
   timed('tables', () => {
     const windowsOn = (r.windows && r.windows.length > 0) || r.operator === 'window_aggregate';
     panel('windows').hidden = !windowsOn;
     if (windowsOn) {
       renderWindows($('windows'), r);
-      setCount(panel('windows'), (r.windows || []).length);
+      setCount(panel('windows'), resultCount(r, 'windows'));
     }
     renderLate($('late'), r);
-    setCount(panel('late'), r.late.length);
+    setCount(panel('late'), resultCount(r, 'late'));
     const tags = Object.keys(r.side_outputs || {});
     panel('side').hidden = !tags.length && !['split', 'interval_join', 'window_aggregate'].includes(r.operator);
     setCount(panel('side'), renderSide($('side'), r));
@@ -654,7 +726,7 @@ function renderExpected() {
   const el = $('expected');
   const sec = $('expected-panel');
   const exp = app.scenario.expected;
-  const verdict = exp !== undefined && app.result ? checkExpected(exp, app.result) : null;
+  const verdict = exp !== undefined && app.result ? expectedVerdict(exp, app.result) : null;
   const ro = app.embed.readOnly || app.embed.on;
   // Without an expected result the panel stays out of the way ("use as expected" sits on Output).
   sec.hidden = exp === undefined || (!verdict && ro);
@@ -667,11 +739,7 @@ function renderExpected() {
           type: 'button',
           class: 'small',
           title: 'write the current outputs and late rows into the scenario as its expected result (a quiz, a golden test)',
-          onclick: () => {
-            app.scenario.expected = expectedFrom(app.result);
-            renderExpected();
-            scheduleHash();
-          },
+          onclick: useAsExpected,
         },
         verdict ? 'Replace with this result' : 'Use this result as expected',
       ),
@@ -710,6 +778,51 @@ function renderExpected() {
     ),
     h('div', { class: 'row' }, btns),
   );
+}
+
+/**
+ * The check of `exp` against a result. A paged result (kept in the engine worker) comes with
+ * the check of the scenario's own expected entry; another one is asked of the worker and
+ * drawn when it arrives.
+ */
+function expectedVerdict(exp, r) {
+  if (!r.paged) return checkExpected(exp, r);
+  if (!r.__checks) Object.defineProperty(r, '__checks', { value: new Map(), enumerable: false });
+  const key = JSON.stringify(exp);
+  if (r.__checks.has(key)) return r.__checks.get(key);
+  if (r.expected_check && app.resultScenario && JSON.stringify(app.resultScenario.expected) === key) return r.expected_check;
+  if (r.fetch) {
+    r.__checks.set(key, null);
+    r.fetch({ what: 'check', expected: exp }).then(
+      (v) => {
+        r.__checks.set(key, v);
+        if (app.result === r) renderExpected();
+      },
+      () => {},
+    );
+  }
+  return null;
+}
+
+/** Writes the current result into the scenario as its expected result. */
+function useAsExpected() {
+  const r = app.result;
+  if (!r) return;
+  if (!r.paged) {
+    app.scenario.expected = expectedFrom(r);
+    renderExpected();
+    scheduleHash();
+    return;
+  }
+  if (!r.fetch) return;
+  r.fetch({ what: 'expected' }).then(({ expected, verdict }) => {
+    if (app.result !== r) return;
+    app.scenario.expected = expected;
+    if (!r.__checks) Object.defineProperty(r, '__checks', { value: new Map(), enumerable: false });
+    r.__checks.set(JSON.stringify(expected), verdict);
+    renderExpected();
+    scheduleHash();
+  });
 }
 
 // ---------------------------------------------------------------- side by side
@@ -959,18 +1072,21 @@ function buildGallery() {
 function wire() {
   $('btn-gallery').addEventListener('click', () => $('gallery').showModal());
   $('btn-share').addEventListener('click', openShare);
-  $('btn-set-expected').addEventListener('click', () => {
-    if (!app.result) return;
-    app.scenario.expected = expectedFrom(app.result);
-    renderExpected();
-    scheduleHash();
-  });
+  $('btn-set-expected').addEventListener('click', useAsExpected);
   $('share-copy').addEventListener('click', () => copyText($('share-url').value, $('share-url'), $('share-note')));
   $('btn-embed').addEventListener('click', openEmbed);
   $('embed-box').addEventListener('change', refreshSnippet);
   $('embed-box').addEventListener('input', (e) => e.target.id === 'embed-height' && refreshSnippet());
   $('embed-copy').addEventListener('click', () => copyText($('embed-snippet').value, $('embed-snippet'), $('embed-note')));
-  $('progress-cancel').addEventListener('click', () => worker.cancel());
+  $('progress-cancel').addEventListener('click', () => {
+    const pasting = streamPanels.filter((p) => p.editor.pasting);
+    if (pasting.length) {
+      for (const p of pasting) p.editor.abortPaste();
+      $('progress').hidden = true;
+      return;
+    }
+    worker.cancel();
+  });
   $('stopped-retry').addEventListener('click', () => {
     app.budgetMs = 60000;
     recompute({ forceWorker: true });
@@ -1074,6 +1190,8 @@ async function main() {
     get error() {
       return app.error;
     },
+    /** The length of a list of the result (`outputs`, `late`, …; a side output by tag), paged or not. */
+    count: (field, tag) => resultCount(app.result, field, tag),
     compactJson,
     shareUrl,
     get editors() {

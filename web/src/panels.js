@@ -18,11 +18,44 @@ import {
 
 /** Rows shown before "show more". */
 export const PAGE_ROWS = 1000;
+/** Rows shown before "show more" for a large result kept in the engine worker. */
+export const PAGED_ROWS = 200;
 
-/** A table that renders at most `limit` rows, with a button for more; reuses its rows across runs. */
-function cappedTable(container, headers, items, cellsOf, { rowClass, rowTitle, empty = 'none', limit = PAGE_ROWS, wordsColumn = -1 } = {}) {
+/** "show all" is offered for a list kept in the engine worker up to this many rows still to fetch. */
+const FETCH_ALL_MAX = 50000;
+
+/**
+ * A table that renders at most `limit` rows, with a button for more; reuses its rows across runs.
+ * A list of a large result may be paged: `items` holds its first rows, `total` its length and
+ * `fetch(from, count)` resolves more of them (from the engine worker, which keeps the result).
+ */
+function cappedTable(container, headers, items, cellsOf, { rowClass, rowTitle, empty = 'none', limit = PAGE_ROWS, wordsColumn = -1, total = items.length, fetch = null, chunk = 0 } = {}) {
   // How many rows the user asked to see stays as long as the container lives.
   let shown = Math.min(items.length, Math.max(limit, container.__shown || 0));
+  const token = (container.__token = {});
+  // Shows `want` rows, fetching those not here yet.
+  const showUpTo = (want) => {
+    want = Math.min(total, want);
+    if (want <= items.length || !fetch) {
+      shown = container.__shown = Math.min(items.length, want);
+      draw();
+      return;
+    }
+    const more = container.querySelector(':scope > p.more');
+    if (more) more.firstChild.textContent = `loading rows ${items.length + 1}–${want} of ${total}… `;
+    fetch(items.length, want - items.length).then(
+      (rows) => {
+        if (container.__token !== token) return;
+        for (const r of rows) items.push(r);
+        shown = container.__shown = Math.min(items.length, want);
+        draw();
+      },
+      (e) => {
+        if (container.__token !== token) return;
+        if (more) more.firstChild.textContent = `showing ${shown} of ${total} (${e.message}) `;
+      },
+    );
+  };
   const draw = () => {
     if (!items.length) {
       if (!container.querySelector(':scope > p.empty')) fill(container, h('p', { class: 'empty' }, empty));
@@ -36,16 +69,16 @@ function cappedTable(container, headers, items, cellsOf, { rowClass, rowTitle, e
     }
     const rows = new Array(shown);
     for (let i = 0; i < shown; i++) rows[i] = cellsOf(items[i], i);
-    updateTable(wrap, headers, rows, { rowClass: rowClass && ((i) => rowClass(items[i], i)), rowTitle: rowTitle && ((i) => rowTitle(items[i], i)), wordsColumn });
+    updateTable(wrap, headers, rows, { rowClass: rowClass && ((i) => rowClass(items[i], i)), rowTitle: rowTitle && ((i) => rowTitle(items[i], i)), wordsColumn, chunk });
     let more = wrap.nextElementSibling;
-    if (shown < items.length) {
+    if (shown < total) {
       const m = h(
         'p',
         { class: 'more' },
-        `showing ${shown} of ${items.length} `,
-        h('button', { type: 'button', class: 'small', onclick: () => ((shown = container.__shown = Math.min(items.length, shown + limit * 5)), draw()) }, 'show more'),
+        `showing ${shown} of ${total} `,
+        h('button', { type: 'button', class: 'small', onclick: () => showUpTo(shown + limit * 5) }, 'show more'),
         ' ',
-        h('button', { type: 'button', class: 'small', onclick: () => ((shown = container.__shown = items.length), draw()) }, 'show all'),
+        total - items.length <= FETCH_ALL_MAX ? h('button', { type: 'button', class: 'small', onclick: () => showUpTo(total) }, 'show all') : null,
       );
       if (more) more.replaceWith(m);
       else container.append(m);
@@ -61,8 +94,20 @@ export function setCount(section, n) {
 
 const KIND_CLASS = { '+I': 'kind-insert', '-D': 'kind-delete', '-U': 'kind-update-before', '+U': 'kind-update-after' };
 
+/** Paging options of a result's list (`field`, or the side output `tag`) kept in the engine worker. */
+function paging(result, field, tag) {
+  const p = result.paged;
+  const total = p && (tag !== undefined ? p.side_outputs && p.side_outputs[tag] : p[field]);
+  if (total === undefined || !result.fetch) return {};
+  // A paged result shows its first PAGED_ROWS rows: laying out a table of 1,000 rows (8,000
+  // boxes) takes 70–120 ms of the main thread with software rendering, and the frames after a
+  // big result must stay short. More rows are drawn 250 per task.
+  return { total, limit: PAGED_ROWS, chunk: 250, fetch: (from, count) => result.fetch({ what: 'rows', field, tag, from, count }) };
+}
+
 export function renderOutputs(body, result) {
   cappedTable(body, outputHeaders(result), result.outputs, (o, i) => outputCells(o, i, result), {
+    ...paging(result, 'outputs'),
     rowClass: (o) => KIND_CLASS[o.kind] || '',
     rowTitle: (o) => fmtDateTime(o.timestamp),
     empty: result.operator === 'window_aggregate' ? 'no main output (see window results)' : 'no output rows',
@@ -70,7 +115,7 @@ export function renderOutputs(body, result) {
 }
 
 export function renderLate(body, result) {
-  cappedTable(body, LATE_HEADERS, result.late, (l, i) => lateCells(l, i, result), { empty: 'no late rows', wordsColumn: LATE_HEADERS.length - 1 });
+  cappedTable(body, LATE_HEADERS, result.late, (l, i) => lateCells(l, i, result), { empty: 'no late rows', wordsColumn: LATE_HEADERS.length - 1, ...paging(result, 'late') });
 }
 
 export function renderSide(body, result) {
@@ -83,17 +128,19 @@ export function renderSide(body, result) {
   let total = 0;
   for (const tag of tags) {
     const rows = result.side_outputs[tag];
-    total += rows.length;
+    const pg = paging(result, undefined, tag);
+    const n = pg.total ?? rows.length;
+    total += n;
     const box = h('div', { class: 'side-table' });
-    body.append(h('h3', { class: 'tag', dataset: { tag } }, `"${tag}" `, h('span', { class: 'count' }, String(rows.length))), box);
-    cappedTable(box, SIDE_HEADERS, rows, (s, i) => sideCells(s, i, result), { empty: 'empty' });
+    body.append(h('h3', { class: 'tag', dataset: { tag } }, `"${tag}" `, h('span', { class: 'count' }, String(n))), box);
+    cappedTable(box, SIDE_HEADERS, rows, (s, i) => sideCells(s, i, result), { empty: 'empty', ...pg });
   }
   return total;
 }
 
 export function renderWindows(body, result) {
   const ws = result.windows || [];
-  cappedTable(body, windowHeaders(result), ws, (w, i) => windowCells(w, i, result), { empty: 'no window results' });
+  cappedTable(body, windowHeaders(result), ws, (w, i) => windowCells(w, i, result), { empty: 'no window results', ...paging(result, 'windows') });
 }
 
 /** Watermarks before end of input and per input channel, picked from the trace. */
@@ -203,8 +250,9 @@ export function renderState(body, result) {
     for (const e of s.entries) rows.push([String(s.subtask), keyLabel(result, e.key), e.side || '', e.scope, e.rows.map((id) => rowLabel(result, id)).join(', ')]);
     for (const t of s.timers) rows.push([String(s.subtask), keyLabel(result, t.key), '', `${t.processing ? 'processing-time' : 'event-time'} timer at ${t.timestamp}`, t.what]);
   }
-  fill(body, h('div', { class: 'table-wrap' }, table(['subtask', 'key', 'side', 'what', 'rows'], rows)));
-  return rows.length;
+  const total = (result.paged && result.paged.final_state) || rows.length;
+  fill(body, h('div', { class: 'table-wrap' }, table(['subtask', 'key', 'side', 'what', 'rows'], rows)), total > rows.length ? h('p', { class: 'more' }, `showing the first ${rows.length} of ${total} entries and timers`) : null);
+  return total;
 }
 
 export function renderWarnings(body, result) {
