@@ -319,8 +319,8 @@ fn cases(a: &Args) -> Vec<Case> {
                 );
             }
         }
-        // Few keys and a narrow interval: ~150 rows of the key buffered per side (the interval
-        // plus the 1 s out-of-orderness), ~20 of them in range. Flink's IntervalJoinOperator
+        // Few keys and a narrow interval: at ±0.1 s ~70 rows of each key buffered per side (the
+        // interval plus the 1 s out-of-orderness) for ~18 matches per row. Flink's IntervalJoinOperator
         // walks every buffered timestamp of the key for each row; a range query over an
         // ordered buffer visits only the matches, so ns/(ev+out) shows which one runs.
         for ms in [100, 500, 1_000] {
