@@ -38,7 +38,7 @@ for v in "${VS[@]}"; do
   if [ "$v" = page ]; then
     OUT="$ROOT/target/bench/wasm-node"
     bash scripts/build-wasm.sh --out "$OUT" --features bench
-    LABEL="page profile: opt-level z, wasm-opt -Oz"
+    LABEL="the page's settings: opt-level $(sed -n '/^\[profile.wasm\]/,/^\[/s/^opt-level *= *"\{0,1\}\([^"]*\)"\{0,1\}/\1/p' Cargo.toml), wasm-opt -Oz"
     MD="$ROOT/target/bench/wasm.md"
   else
     OPT=${v%%:*}
