@@ -1,6 +1,13 @@
 #!/usr/bin/env bash
 # Builds the engine as WebAssembly into web/pkg/ (joinlab.js + joinlab_bg.wasm).
 #
+#   scripts/build-wasm.sh [--out DIR] [--features LIST] [--opt-level z|s|1|2|3]
+#                         [--wasm-opt "-Oz"|"-O3"|none]
+#
+# The defaults build the page's module. The options are for the benchmarks
+# (scripts/bench-wasm.sh builds the same module plus the `bench` feature into
+# target/bench/wasm-node/, and compares opt-level / wasm-opt variants).
+#
 # Installs what is missing on a fresh machine: the wasm32-unknown-unknown target (rustup) and
 # wasm-bindgen-cli of exactly the version the crate pins (Cargo.lock). wasm-opt (binaryen) is
 # used when present; without it the unoptimised module is kept.
@@ -9,6 +16,18 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 OUT="$ROOT/web/pkg"
 TARGET=wasm32-unknown-unknown
+CARGO_FEATURES=""
+WASM_OPT_FLAGS="-Oz"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) OUT=$(mkdir -p "$2" && cd "$2" && pwd); shift 2 ;;
+    --features) CARGO_FEATURES="$2"; shift 2 ;;
+    # The profile `wasm` (Cargo.toml) with another opt-level, through cargo's environment.
+    --opt-level) export CARGO_PROFILE_WASM_OPT_LEVEL="$2"; shift 2 ;;
+    --wasm-opt) WASM_OPT_FLAGS="$2"; shift 2 ;;
+    *) echo "[build-wasm] unknown option $1" >&2; exit 2 ;;
+  esac
+done
 
 log() { echo "[build-wasm] $*" >&2; }
 
@@ -41,8 +60,10 @@ if [ "$HAVE" != "$WB_VERSION" ]; then
 fi
 
 # 3. Build.
-log "cargo rustc --target $TARGET --profile wasm --crate-type cdylib"
-cargo rustc -p joinlab --lib --target "$TARGET" --profile wasm --crate-type cdylib
+FEATURE_ARGS=()
+[ -n "$CARGO_FEATURES" ] && FEATURE_ARGS=(--features "$CARGO_FEATURES")
+log "cargo rustc --target $TARGET --profile wasm --crate-type cdylib ${FEATURE_ARGS[*]:-}${CARGO_PROFILE_WASM_OPT_LEVEL:+ (opt-level $CARGO_PROFILE_WASM_OPT_LEVEL)}"
+cargo rustc -p joinlab --lib --target "$TARGET" --profile wasm --crate-type cdylib "${FEATURE_ARGS[@]}"
 WASM="$ROOT/target/$TARGET/wasm/joinlab.wasm"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -65,8 +86,10 @@ smoke() {
 }
 FEATURES="--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals --enable-reference-types"
 OPTIMISED=no
-if command -v wasm-opt >/dev/null 2>&1; then
-  if wasm-opt -Oz $FEATURES "$WASM" -o "$TMP/opt.wasm" 2>"$TMP/opt.log"; then
+if [ "$WASM_OPT_FLAGS" = none ]; then
+  log "wasm-opt skipped (--wasm-opt none)"
+elif command -v wasm-opt >/dev/null 2>&1; then
+  if wasm-opt $WASM_OPT_FLAGS $FEATURES "$WASM" -o "$TMP/opt.wasm" 2>"$TMP/opt.log"; then
     bindgen "$TMP/opt.wasm"
     if ! command -v node >/dev/null 2>&1 || smoke; then
       OPTIMISED=yes
@@ -91,4 +114,4 @@ BG="$OUT/joinlab_bg.wasm"
 
 RAW=$(wc -c <"$BG")
 GZ=$(gzip -9 -c "$BG" | wc -c)
-log "web/pkg/joinlab_bg.wasm: $RAW bytes, $GZ bytes gzipped"
+log "${OUT#"$ROOT"/}/joinlab_bg.wasm: $RAW bytes, $GZ bytes gzipped"

@@ -28,6 +28,8 @@ pub mod workload;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
+#[cfg(all(target_arch = "wasm32", feature = "bench"))]
+mod wasm_bench;
 
 use error::Error;
 use operators::{

@@ -17,7 +17,11 @@ test('the export panel shows a runnable DataStream job for the default window jo
   assert.equal(await panel.isHidden(), false, 'the wasm module exports export_flink, so the panel shows');
   await page.locator('#export-details > summary').click();
   await page.locator('#export-panel [data-lang="java"]').click();
+  // The runtime (class Rt) is a separate asset the page loads and puts in the job.
+  await page.waitForFunction(() => document.querySelector('#export-code').textContent.includes('Joinlab runtime: the pacer'));
   const code = await page.textContent('#export-code');
+  assert.doesNotMatch(code, /@@JOINLAB_RUNTIME@@/);
+  assert.match(code, /static final class Rt\b/);
   assert.match(code, /StreamExecutionEnvironment/);
   assert.match(code, /public static void main/);
   assert.match(code, /TumblingEventTimeWindows/);

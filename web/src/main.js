@@ -14,6 +14,7 @@ import { checkExpected, expectedFrom } from './expected.js';
 import { renderOutputs, renderLate, renderSide, renderWindows, renderWatermarks, renderKeys, renderState, renderWarnings, renderVerdicts, setCount } from './panels.js';
 import { renderTimeline, renderComparison } from './timeline.js';
 import { renderStepper } from './stepper.js';
+import { needsRuntime, withRuntime } from './export-runtime.js';
 
 /** Inputs with more rows than this run in the worker. */
 export const BIG_ROWS = 20000;
@@ -922,6 +923,8 @@ function renderExport() {
   }
   const text = typeof out === 'string' ? out : (out && (out.message || (out.error && out.error.message))) || JSON.stringify(out);
   $('export-code').textContent = text;
+  // The runtime part of the job is a lazily loaded asset (export-runtime.js).
+  if (needsRuntime(text)) withRuntime(text).then((t) => { if ($('export-code').textContent === text) $('export-code').textContent = t; });
   for (const b of sec.querySelectorAll('[data-lang]')) b.classList.toggle('active', b.dataset.lang === exportLang);
 }
 
