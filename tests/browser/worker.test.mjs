@@ -146,6 +146,30 @@ test('a long output table keeps only the rows in view in the DOM; scrolling thro
   await page.context().close();
 });
 
+test('the trace of a 1,000-row scenario is computed only once a panel that shows it scrolls into view', async () => {
+  // A window so low that the timeline, the stepper, the verdicts and the watermarks are all
+  // below it (and below the 300 px margin of the observer).
+  const { page, problems } = await openPage(env, '', { width: 1400, height: 200 });
+  await page.evaluate((text) => window.__joinlab.loadScenarioText(text, 'test'), JSON.stringify(bigScenario(500)));
+  await page.waitForFunction(() => /^✓ 500 outputs/.test(document.getElementById('status').textContent) && !document.body.classList.contains('detail-pending'));
+  // (The 500-row output table has pushed the other panels down by now.) An edit: one more pair.
+  await page.waitForTimeout(300);
+  await page.evaluate(() => {
+    const view = window.__joinlab.editors[1].view;
+    view.dispatch({ changes: { from: view.state.doc.length, insert: '\nk499, 9, 4995' } });
+  });
+  await page.waitForFunction(() => /^✓ 501 outputs/.test(document.getElementById('status').textContent));
+  await page.waitForTimeout(500);
+  assert.equal(await page.evaluate(() => !!window.__joinlab.result.trace), false, 'no trace while no panel shows it');
+  assert.equal(await page.evaluate(() => document.body.classList.contains('detail-pending')), false);
+  await page.locator('[data-panel="timeline"]').scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => window.__joinlab.result.trace && !document.body.classList.contains('detail-pending'), null, { timeout: 30000 });
+  await page.locator('#timeline svg').first().waitFor();
+  assert.equal(await page.evaluate(() => window.__joinlab.result.trace.length), await page.evaluate(() => window.__joinlab.result.steps));
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
 test('a result kept in the worker: its expected-result check and "use as expected" come from the worker', async () => {
   const sc = bigScenario(15000);
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'joinlab-')), 'big.json');
