@@ -5,7 +5,7 @@
 //      'longtask'; goal ≤ 50 ms), whether progress shows, and the time until the result arrives.
 //
 // Run: `npm run build && node scripts/bench-page.mjs` (options: --edits N, --sizes 100,1000,
-// --paste 100000,1000000, --vsync off). Prints a markdown table and writes it to
+// --paste 100000,1000000, --vsync off, --viewport 1400x400). Prints a markdown table and writes it to
 // target/bench/page.md.
 //
 // What "keystroke → painted" means here: from the keydown (a capturing listener, the first
@@ -38,6 +38,11 @@ const KEYS = 100;
 /** Extra query for the edit runs, e.g. `--query '?panels=streams,outputs'` to see what the other panels cost. */
 const QUERY = opt('query', '');
 const VSYNC = opt('vsync', 'on') !== 'off';
+/**
+ * The window of the edit runs, WIDTHxHEIGHT (the tests' 1400x1000 by default): e.g. `--viewport
+ * 1400x400` keeps the timeline, the stepper and the verdicts out of view while typing.
+ */
+const [VIEW_W, VIEW_H] = opt('viewport', '1400x1000').split('x').map(Number);
 const EXTRA_ARGS = VSYNC ? [] : ['--disable-frame-rate-limit', '--disable-gpu-vsync'];
 
 /**
@@ -146,7 +151,7 @@ async function installObservers(page) {
 }
 
 async function benchEdits(env, n) {
-  const { page, context } = await openPage(env, QUERY);
+  const { page, context } = await openPage(env, QUERY, { width: VIEW_W, height: VIEW_H });
   const sc = scenario(n);
   await page.evaluate((text) => window.__joinlab.loadScenarioText(text, 'bench'), JSON.stringify(sc));
   await settle(page);
@@ -381,7 +386,7 @@ async function main() {
   log(`Machine: ${machine()}. Load average (1/5/15 min) before ${loadBefore.map((x) => x.toFixed(2)).join(' / ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' / ')}.`);
   log(`Command: \`npm run build && node scripts/bench-page.mjs\`. Scenario: interval join [-10 ms, 10 ms], two streams of n/2 rows, ${KEYS} keys, timestamps +10 ms per row with 0–4 ms jitter; n/2 outputs.`);
   log();
-  log(`### Keystroke → painted output (${EDITS} edits each: type a digit into the value of left row 1, then delete it${QUERY ? `; page opened with \`${QUERY}\`` : ''}; vsync ${VSYNC ? 'on (the default)' : 'off: --disable-frame-rate-limit --disable-gpu-vsync'})`);
+  log(`### Keystroke → painted output (${EDITS} edits each: type a digit into the value of left row 1, then delete it${QUERY ? `; page opened with \`${QUERY}\`` : ''}; window ${VIEW_W}×${VIEW_H}; vsync ${VSYNC ? 'on (the default)' : 'off: --disable-frame-rate-limit --disable-gpu-vsync'})`);
   log();
   log('| rows | painted p50 ms | painted p95 ms | max ms | Event Timing keydown → next paint p50 / p95 ms | keydown → DOM updated p50 / p95 ms | work (+ style, layout) p50 / p95 ms | made the first frame | engine p50 ms | drawing p50 ms | runs in worker | trace from the worker drawn before the paint | long tasks (max ms) | 16 ms at p95: painted / Event Timing / work |');
   log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:--|');

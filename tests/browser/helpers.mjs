@@ -55,9 +55,51 @@ export async function openPage(env, urlPath = '', { width = 1400, height = 1000 
   return { page, context, problems, external };
 }
 
-/** The text of every cell of a panel's table: [[cell, ...], ...] (header excluded). */
+/**
+ * The text of every cell of a panel's table: [[cell, ...], ...] (header excluded). A long table
+ * keeps only the rows in view in the DOM (web/src/dom.js virtualTable, which numbers them with
+ * `aria-rowindex`): it is read by scrolling through it, as a person would.
+ */
 export async function tableCells(page, selector) {
-  return page.$$eval(`${selector} table tbody tr`, (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  return page.evaluate(async (sel) => {
+    const read = (tr) => [...tr.children].map((td) => td.textContent);
+    const t0 = document.querySelector(`${sel} table`);
+    if (!t0) return [];
+    if (!t0.hasAttribute('aria-rowcount')) return [...t0.tBodies[0].rows].map(read);
+    const wrap = t0.closest('.table-wrap');
+    const n = Number(t0.getAttribute('aria-rowcount')) - 1;
+    const out = new Array(n);
+    let got = 0;
+    const saved = wrap.scrollTop;
+    const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0))));
+    wrap.scrollTop = 0;
+    for (let stuck = 0; got < n && stuck < 3; ) {
+      await frame();
+      for (const tr of wrap.querySelector('table').tBodies[0].rows) {
+        const i = Number(tr.getAttribute('aria-rowindex')) - 2;
+        if (out[i] === undefined) {
+          out[i] = read(tr);
+          got++;
+        }
+      }
+      const before = wrap.scrollTop;
+      wrap.scrollTop = before + wrap.clientHeight;
+      stuck = wrap.scrollTop === before ? stuck + 1 : 0;
+    }
+    wrap.scrollTop = saved;
+    return out;
+  }, selector);
+}
+
+/**
+ * The number of rows of a panel's table. A virtual table says it in `aria-rowcount` (which
+ * counts the header row); a short one has all its rows in the DOM. Evaluated in the page.
+ */
+export function shownRows(sel) {
+  const t = document.querySelector(`${sel} table`);
+  if (!t) return 0;
+  const n = t.getAttribute('aria-rowcount');
+  return n ? Number(n) - 1 : t.tBodies[0].rows.length;
 }
 
 let built = false;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { setup, openPage, cliJson, tableCells } from './helpers.mjs';
+import { setup, openPage, cliJson, tableCells, shownRows } from './helpers.mjs';
 
 let env;
 before(async () => {
@@ -52,7 +52,7 @@ async function pageWithRightStream(right) {
   const opened = await openPage(env, '?budget=120000');
   const { page } = opened;
   // (Installed through the test driver: the page's CSP forbids evaluating strings itself.)
-  await page.evaluate(`window.__paste = ${pasteInPage.toString()}`);
+  await page.evaluate(`window.__paste = ${pasteInPage.toString()}; window.__shownRows = ${shownRows.toString()}`);
   await page.evaluate((text) => window.__joinlab.loadScenarioText(text, 'test'), JSON.stringify(scenario(rows(10, 'l'), right)));
   await page.waitForFunction(() => /^✓/.test(document.getElementById('status').textContent) && document.getElementById('progress').hidden, null, { timeout: 120000 });
   return opened;
@@ -127,7 +127,7 @@ test(`pasting ${PASTED.toLocaleString('en')} rows (${(2 * PASTED).toLocaleString
                     status: status.textContent,
                     outputs: window.__joinlab.count('outputs'),
                     late: window.__joinlab.count('late'),
-                    shown: document.querySelectorAll('#outputs table tbody tr').length,
+                    shown: window.__shownRows('#outputs'),
                     more: document.querySelector('#outputs .more') && document.querySelector('#outputs .more').textContent,
                     lines: window.__joinlab.editors[0].lines(),
                   }),
@@ -160,9 +160,9 @@ test(`pasting ${PASTED.toLocaleString('en')} rows (${(2 * PASTED).toLocaleString
   assert.equal(r.shown, 200);
   assert.match(r.more, new RegExp(`showing 200 of ${cli.outputs.length}`));
   await page.click('#outputs .more button:text("show more")');
-  await page.waitForFunction(() => document.querySelectorAll('#outputs table tbody tr').length === 1200);
+  await page.waitForFunction(() => window.__shownRows('#outputs') === 1200);
   await page.click('#outputs .more button:text("show more")');
-  await page.waitForFunction(() => document.querySelectorAll('#outputs table tbody tr').length === 2200);
+  await page.waitForFunction(() => window.__shownRows('#outputs') === 2200);
   assert.match(await page.textContent('#outputs .more'), new RegExp(`showing 2200 of ${cli.outputs.length}`));
   // Rows 1..1000 came with the result, 1001..2200 from the worker: all are the CLI's (left and
   // right line of each output).

@@ -147,3 +147,91 @@ export function updateTable(container, headers, rows, opts = {}) {
   }
   return t;
 }
+
+/** Rows drawn above and below the visible ones of a virtual table (scrolling stays smooth). */
+const VIRTUAL_MARGIN = 25;
+/** A virtual table's row height (px) before one has been measured. */
+const VIRTUAL_ROW_H = 21;
+
+/**
+ * A long table inside the scroll box `wrap` (`.table-wrap`, fixed max-height) that keeps only
+ * the rows in view, and a margin, in the DOM: a padding above and below stands for the others
+ * (the rows are one line high, measured once). With every row in the DOM, a one-cell change
+ * relayouts the whole table, and 500 rows are 4,000 boxes to style, lay out and paint on the
+ * keystroke's frame. `cellsAt(i)` gives row i's cells, `rowClass(i)` / `rowTitle(i)` as in
+ * updateTable; the table carries `aria-rowcount` and each row its `aria-rowindex` (the header
+ * row is 1), which is also how a reader of the page can tell how many rows the table has.
+ */
+export function virtualTable(wrap, headers, n, cellsAt, opts = {}) {
+  let pad = wrap.firstElementChild;
+  if (!pad || !pad.classList.contains('vpad')) {
+    pad = h('div', { class: 'vpad' });
+    wrap.replaceChildren(pad);
+    wrap.__virtual = null;
+  }
+  let v = wrap.__virtual;
+  if (!v) {
+    v = wrap.__virtual = { rowH: 0, a: 0, b: 0, raf: 0 };
+    wrap.addEventListener(
+      'scroll',
+      () => {
+        if (!v.raf) v.raf = requestAnimationFrame(() => ((v.raf = 0), drawWindow(wrap, false)));
+      },
+      { passive: true },
+    );
+  }
+  Object.assign(v, { headers, n, cellsAt, opts });
+  drawWindow(wrap, true);
+}
+
+function drawWindow(wrap, force) {
+  const v = wrap.__virtual;
+  const pad = wrap.firstElementChild;
+  if (!v || !pad) return;
+  const rowH = v.rowH || VIRTUAL_ROW_H;
+  // Reading the scroll position does not force a layout; clientHeight falls back to the box's
+  // max-height before the first layout.
+  const top = wrap.scrollTop;
+  const height = wrap.clientHeight || 420;
+  const first = Math.max(0, Math.floor(top / rowH) - 1);
+  const last = Math.min(v.n, Math.ceil((top + height) / rowH));
+  if (!force && first >= v.a && last <= v.b) return;
+  const a = Math.max(0, Math.min(first - VIRTUAL_MARGIN, v.n - 2 * VIRTUAL_MARGIN));
+  const b = Math.min(v.n, last + VIRTUAL_MARGIN);
+  const rows = new Array(b - a);
+  for (let i = a; i < b; i++) rows[i - a] = v.cellsAt(i);
+  const { rowClass, rowTitle } = v.opts;
+  const t = updateTable(pad, v.headers, rows, {
+    className: 'grid virtual',
+    rowClass: rowClass && ((j) => rowClass(a + j)),
+    rowTitle: rowTitle && ((j) => rowTitle(a + j)),
+  });
+  const trs = t.tBodies[0].rows;
+  for (let j = 0; j < trs.length; j++) {
+    const idx = String(a + j + 2);
+    if (trs[j].getAttribute('aria-rowindex') !== idx) trs[j].setAttribute('aria-rowindex', idx);
+  }
+  const count = String(v.n + 1);
+  if (t.getAttribute('aria-rowcount') !== count) t.setAttribute('aria-rowcount', count);
+  v.a = a;
+  v.b = b;
+  const setPad = () => {
+    const r = v.rowH || VIRTUAL_ROW_H;
+    pad.style.paddingTop = `${a * r}px`;
+    pad.style.paddingBottom = `${(v.n - b) * r}px`;
+  };
+  setPad();
+  if (!v.rowH && trs.length) {
+    // Measured once, after the frame (not forcing a layout in the middle of a keystroke).
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        if (v.rowH || !trs.length || !trs[0].isConnected) return;
+        const hgt = trs[0].getBoundingClientRect().height;
+        if (hgt > 0 && Math.abs(hgt - VIRTUAL_ROW_H) > 0.01) {
+          v.rowH = hgt;
+          drawWindow(wrap, true);
+        } else if (hgt > 0) v.rowH = hgt;
+      }, 0),
+    );
+  }
+}

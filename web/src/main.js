@@ -361,6 +361,7 @@ function recompute({ forceWorker = false, keepUrl = false } = {}) {
   const big = forceWorker || app.mainBroken || rows > BIG_ROWS || predicted > 4 * SLOW_MS || (app.slowRuns >= 2 && predicted > SLOW_MS);
   $('stopped').hidden = true;
   setDetailPending(false);
+  app.detailWanted = null;
   if (!big) {
     if (worker.busy) worker.terminate();
     $('progress').hidden = true;
@@ -373,11 +374,9 @@ function recompute({ forceWorker = false, keepUrl = false } = {}) {
     else app.lastRunMs = ms;
     if (result && result.error && result.error.kind === 'internal') app.mainBroken = true;
     const wantDetail = trace && !inline && result && !result.error;
-    if (wantDetail) {
-      setDetailPending(true);
-    }
+    if (wantDetail) wantTrace(seq, json, rows);
     apply(result, snapshot, ms, false);
-    if (wantDetail) requestDetail(seq, json, rows);
+    if (wantDetail) requestDetailWhenSeen();
   } else {
     if (detailWorker.busy) detailWorker.terminate();
     showProgress({ phase: 'starting', fraction: 0 });
@@ -396,11 +395,9 @@ function recompute({ forceWorker = false, keepUrl = false } = {}) {
         noteRunTime(ms, rows);
         app.budgetMs = app.defaultBudgetMs;
         const wantDetail = trace && result && !result.error;
-        if (wantDetail) {
-          setDetailPending(true);
-        }
+        if (wantDetail) wantTrace(seq, JSON.stringify(snapshot), rows);
         apply(result, snapshot, ms, true);
-        if (wantDetail) requestDetail(seq, JSON.stringify(snapshot), rows);
+        if (wantDetail) requestDetailWhenSeen();
       })
       .catch((e) => {
         if (e.reason === 'superseded') return;
@@ -436,6 +433,73 @@ function attachStateAt(result, json) {
   Object.defineProperty(result, 'stateAt', { value: (step) => wasm.state_at(json, step), enumerable: false });
 }
 
+// ---------------------------------------------------------------- the trace's panels in view
+
+/**
+ * The panels drawn from the trace: the timeline, the stepper, the verdicts, the watermarks'
+ * values before end of input and per channel, the key routing (when open).
+ */
+const TRACE_PANELS = ['timeline', 'stepper', 'verdicts', 'watermarks', 'keys'];
+/** Those of them on screen or within 300 px of it (IntersectionObserver). */
+const inView = new Set();
+/** Panels whose picture is older than the result (drawn when they scroll into view). */
+const dirtyPanels = new Set();
+
+function watchTracePanels() {
+  if (typeof IntersectionObserver !== 'function') {
+    for (const name of TRACE_PANELS) inView.add(name);
+    return;
+  }
+  const io = new IntersectionObserver(
+    (entries) => {
+      for (const e of entries) {
+        if (e.isIntersecting) inView.add(e.target.dataset.panel);
+        else inView.delete(e.target.dataset.panel);
+      }
+      requestDetailWhenSeen();
+      drawDirtyPanels();
+    },
+    { rootMargin: '300px 0px' },
+  );
+  for (const name of TRACE_PANELS) io.observe(panel(name));
+}
+
+/** Whether the panel is switched on and on screen (or near it). */
+function seen(name) {
+  const sec = panel(name);
+  if (!inView.has(name) || sec.classList.contains('panel-off') || sec.hidden) return false;
+  const details = name === 'keys' && sec.querySelector('details');
+  return !details || details.open;
+}
+
+/**
+ * Notes that the current result wants its trace (inputs over SYNC_TRACE_ROWS rows get it from
+ * the worker after the tables). It is asked for only while a panel that shows it is in view:
+ * typing into a 1,000-row scenario with the timeline, the stepper and the verdicts scrolled
+ * away costs no trace run, no parse of a few MB of JSON and no redraw per keystroke.
+ */
+function wantTrace(seq, json, rows) {
+  app.detailWanted = { seq, json, rows };
+}
+
+function requestDetailWhenSeen() {
+  const w = app.detailWanted;
+  if (!w || w.seq !== app.seq || app.detailPending) return;
+  if (!TRACE_PANELS.some(seen)) return;
+  app.detailWanted = null;
+  requestDetail(w.seq, w.json, w.rows);
+}
+
+/** Draws the trace's panels that scrolled into view since the result changed. */
+function drawDirtyPanels() {
+  if (!dirtyPanels.size || !app.result || !app.result.trace) return;
+  if (dirtyPanels.has('timeline') && seen('timeline')) renderVisual();
+  else if (dirtyPanels.has('stepper') && seen('stepper')) {
+    if (app.step !== null && app.step >= app.result.trace.length) app.step = null;
+    drawStepper(stepHandler(app.result));
+  }
+}
+
 /** Runs the scenario again with the trace in the worker, for the timeline, stepper and verdicts. */
 function requestDetail(seq, json, rows) {
   setDetailPending(true);
@@ -447,11 +511,16 @@ function requestDetail(seq, json, rows) {
     .then(({ result }) => {
       if (seq !== app.seq) return;
       if (result && typeof result.text === 'string') result = JSON.parse(result.text);
-      attachStateAt(result, json);
-      setDetailPending(false);
-      if (!result || result.error) return;
-      app.result = result;
-      renderAll();
+      // Parsing the trace (9 ms for 1,000 rows) and drawing it (8–13 ms) are separate tasks: a
+      // keystroke that comes in between waits for one of them, not for both.
+      return new Promise((resolve) => setTimeout(resolve, 0)).then(() => {
+        if (seq !== app.seq) return;
+        attachStateAt(result, json);
+        setDetailPending(false);
+        if (!result || result.error) return;
+        app.result = result;
+        renderAll();
+      });
     })
     .catch((e) => {
       if (e.reason === 'superseded' || seq !== app.seq) return;
@@ -647,7 +716,7 @@ function renderAll() {
     setCount(panel('warnings'), nw);
   });
   // A run without the trace while the worker computes it: keep the old pictures (greyed).
-  const waitDetail = !r.trace && app.detailPending;
+  const waitDetail = !r.trace && (app.detailPending || !!app.detailWanted);
   timed('verdicts', () => {
     if (waitDetail) return;
     panel('verdicts').hidden = !r.verdicts;
@@ -673,14 +742,42 @@ function renderVisual() {
     fill(st, h('p', { class: 'empty' }, msg));
     timelineHandle = null;
     timelineFor = null;
+    dirtyPanels.clear();
     return;
   }
   if (app.step !== null && app.step >= r.trace.length) app.step = null;
+  const onStep = stepHandler(r);
+  if (!panel('timeline').classList.contains('panel-off')) {
+    // Out of view, the timeline (4 ms for 1,000 rows, and thousands of SVG elements) is drawn
+    // when it scrolls into view, not on every keystroke.
+    if (!seen('timeline')) dirtyPanels.add('timeline');
+    else {
+      dirtyPanels.delete('timeline');
+      try {
+        const t0 = performance.now();
+        timelineHandle = renderTimeline(tl, app.resultScenario, r, {
+          step: app.step === null ? undefined : app.step,
+          selectedRow: app.selectedRow ?? undefined,
+          onSelectRow: (id) => {
+            app.selectedRow = id;
+          },
+        });
+        timelineFor = r;
+        app.timings.timeline = performance.now() - t0;
+      } catch (e) {
+        console.error(e);
+        timelineHandle = null;
+        fill(tl, h('p', { class: 'empty' }, `The timeline could not be drawn: ${e}`));
+      }
+    }
+  }
+  drawStepper(onStep);
+}
+
+/** What the stepper calls when the step changes: moves the timeline's step and redraws itself. */
+function stepHandler(r) {
   const onStep = (i) => {
     app.step = i === null || i === undefined ? null : Math.max(0, Math.min(r.trace.length - 1, i | 0));
-    moveStep();
-  };
-  const moveStep = () => {
     try {
       if (timelineHandle && timelineFor === r) timelineHandle.setStep(app.step === null ? undefined : app.step);
     } catch (e) {
@@ -688,30 +785,17 @@ function renderVisual() {
     }
     drawStepper(onStep);
   };
-  if (!panel('timeline').classList.contains('panel-off')) {
-    try {
-      const t0 = performance.now();
-      timelineHandle = renderTimeline(tl, app.resultScenario, r, {
-        step: app.step === null ? undefined : app.step,
-        selectedRow: app.selectedRow ?? undefined,
-        onSelectRow: (id) => {
-          app.selectedRow = id;
-        },
-      });
-      timelineFor = r;
-      app.timings.timeline = performance.now() - t0;
-    } catch (e) {
-      console.error(e);
-      timelineHandle = null;
-      fill(tl, h('p', { class: 'empty' }, `The timeline could not be drawn: ${e}`));
-    }
-  }
-  drawStepper(onStep);
+  return onStep;
 }
 
 function drawStepper(onStep) {
   const r = app.result;
   if (panel('stepper').classList.contains('panel-off') || !r || !r.trace) return;
+  if (!seen('stepper')) {
+    dirtyPanels.add('stepper');
+    return;
+  }
+  dirtyPanels.delete('stepper');
   const st = $('stepper');
   try {
     const t0 = performance.now();
@@ -1108,7 +1192,10 @@ function wire() {
   });
   panel('keys')
     .querySelector('details')
-    .addEventListener('toggle', () => app.result && renderKeys($('keys'), app.result));
+    .addEventListener('toggle', () => {
+      if (app.result) renderKeys($('keys'), app.result);
+      requestDetailWhenSeen();
+    });
   $('export-details').addEventListener('toggle', renderExport);
   $('compare-details').addEventListener('toggle', renderCompare);
   for (const b of document.querySelectorAll('#export-panel [data-lang]'))
@@ -1153,6 +1240,7 @@ async function openFromLocation() {
 async function main() {
   readMode();
   wire();
+  watchTracePanels();
   buildGallery();
   try {
     await loadEngine();

@@ -1,7 +1,7 @@
 // The result panels: outputs, late rows, side outputs, window results, watermarks, keys,
 // state left at the end, warnings. Everything is drawn from the engine's result and trace.
 
-import { h, fill, table, updateTable } from './dom.js';
+import { h, fill, table, updateTable, virtualTable } from './dom.js';
 import {
   fmtWatermark,
   fmtValue,
@@ -20,6 +20,12 @@ import {
 export const PAGE_ROWS = 1000;
 /** Rows shown before "show more" for a large result kept in the engine worker. */
 export const PAGED_ROWS = 200;
+
+/**
+ * Tables of one-line rows longer than this keep only the rows in view in the DOM (virtualTable);
+ * shorter ones, and tables with a wrapping words column, have every row in the DOM.
+ */
+export const VIRTUAL_ROWS = 100;
 
 /** "show all" is offered for a list kept in the engine worker up to this many rows still to fetch. */
 const FETCH_ALL_MAX = 50000;
@@ -67,9 +73,15 @@ function cappedTable(container, headers, items, cellsOf, { rowClass, rowTitle, e
       wrap = h('div', { class: 'table-wrap' });
       fill(container, wrap);
     }
-    const rows = new Array(shown);
-    for (let i = 0; i < shown; i++) rows[i] = cellsOf(items[i], i);
-    updateTable(wrap, headers, rows, { rowClass: rowClass && ((i) => rowClass(items[i], i)), rowTitle: rowTitle && ((i) => rowTitle(items[i], i)), wordsColumn, chunk });
+    const rowOpts = { rowClass: rowClass && ((i) => rowClass(items[i], i)), rowTitle: rowTitle && ((i) => rowTitle(items[i], i)) };
+    if (shown > VIRTUAL_ROWS && wordsColumn < 0) {
+      virtualTable(wrap, headers, shown, (i) => cellsOf(items[i], i), rowOpts);
+    } else {
+      wrap.__virtual = null;
+      const rows = new Array(shown);
+      for (let i = 0; i < shown; i++) rows[i] = cellsOf(items[i], i);
+      updateTable(wrap, headers, rows, { ...rowOpts, wordsColumn, chunk });
+    }
     let more = wrap.nextElementSibling;
     if (shown < total) {
       const m = h(
@@ -99,9 +111,9 @@ function paging(result, field, tag) {
   const p = result.paged;
   const total = p && (tag !== undefined ? p.side_outputs && p.side_outputs[tag] : p[field]);
   if (total === undefined || !result.fetch) return {};
-  // A paged result shows its first PAGED_ROWS rows: laying out a table of 1,000 rows (8,000
-  // boxes) takes 70–120 ms of the main thread with software rendering, and the frames after a
-  // big result must stay short. More rows are drawn 250 per task.
+  // A paged result shows its first PAGED_ROWS rows and fetches more from the worker on "show
+  // more". (Its tables are virtual, so the rows shown cost little to draw; a table with a
+  // words column, which is not, gets its new rows 250 per task.)
   return { total, limit: PAGED_ROWS, chunk: 250, fetch: (from, count) => result.fetch({ what: 'rows', field, tag, from, count }) };
 }
 
