@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the static page into dist/ with Vite. Needs web/pkg (scripts/build-wasm.sh).
+# Builds the static page into dist/ with Vite. Needs web/pkg and web/pkg-export (scripts/build-wasm.sh).
 # Installs the npm packages when they are missing (after that it works offline).
 set -euo pipefail
 cd "$(dirname "$0")/.."
