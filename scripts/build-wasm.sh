@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Builds the engine as WebAssembly into web/pkg/ (joinlab.js + joinlab_bg.wasm).
+# Builds the engine as WebAssembly into web/pkg/ (joinlab.js + joinlab_bg.wasm), and the Flink
+# exporter as a second module into web/pkg-export/ (joinlab_export.js + joinlab_export_bg.wasm;
+# cargo feature `export-module`), which the page loads only when its Export panel is opened.
 #
-#   scripts/build-wasm.sh [--out DIR] [--features LIST] [--opt-level z|s|1|2|3]
-#                         [--wasm-opt "-Oz"|"-O3"|none]
+#   scripts/build-wasm.sh [--out DIR] [--export-out DIR | --no-export] [--features LIST]
+#                         [--opt-level z|s|1|2|3] [--wasm-opt "-Oz"|"-O3"|none]
 #
-# The defaults build the page's module. The options are for the benchmarks
-# (scripts/bench-wasm.sh builds the same module plus the `bench` feature into
-# target/bench/wasm-node/, and compares opt-level / wasm-opt variants).
+# The defaults build the page's two modules. The options are for the benchmarks
+# (scripts/bench-wasm.sh builds the engine module plus the `bench` feature into
+# target/bench/wasm-node/, and compares opt-level / wasm-opt variants): with --out, only the
+# engine module is built unless --export-out names where the exporter's goes.
 #
 # Installs what is missing on a fresh machine: the wasm32-unknown-unknown target (rustup) and
 # wasm-bindgen-cli of exactly the version the crate pins (Cargo.lock). wasm-opt (binaryen) is
@@ -15,12 +18,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 OUT="$ROOT/web/pkg"
+EXPORT_OUT="$ROOT/web/pkg-export"
 TARGET=wasm32-unknown-unknown
 CARGO_FEATURES=""
 WASM_OPT_FLAGS="-Oz"
 while [ $# -gt 0 ]; do
   case "$1" in
-    --out) OUT=$(mkdir -p "$2" && cd "$2" && pwd); shift 2 ;;
+    --out) OUT=$(mkdir -p "$2" && cd "$2" && pwd); [ "$EXPORT_OUT" = "$ROOT/web/pkg-export" ] && EXPORT_OUT=""; shift 2 ;;
+    --export-out) EXPORT_OUT=$(mkdir -p "$2" && cd "$2" && pwd); shift 2 ;;
+    --no-export) EXPORT_OUT=""; shift ;;
     --features) CARGO_FEATURES="$2"; shift 2 ;;
     # The profile `wasm` (Cargo.toml) with another opt-level, through cargo's environment.
     --opt-level) export CARGO_PROFILE_WASM_OPT_LEVEL="$2"; shift 2 ;;
@@ -59,59 +65,78 @@ if [ "$HAVE" != "$WB_VERSION" ]; then
   cargo install wasm-bindgen-cli --version "$WB_VERSION"
 fi
 
-# 3. Build.
-FEATURE_ARGS=()
-[ -n "$CARGO_FEATURES" ] && FEATURE_ARGS=(--features "$CARGO_FEATURES")
-log "cargo rustc --target $TARGET --profile wasm --crate-type cdylib ${FEATURE_ARGS[*]:-}${CARGO_PROFILE_WASM_OPT_LEVEL:+ (opt-level $CARGO_PROFILE_WASM_OPT_LEVEL)}"
-cargo rustc -p joinlab --lib --target "$TARGET" --profile wasm --crate-type cdylib "${FEATURE_ARGS[@]}"
-WASM="$ROOT/target/$TARGET/wasm/joinlab.wasm"
+# 3. Build, optimise, bind and check one module: build_module FEATURES OUT_DIR OUT_NAME SMOKE_JS.
+#    Both modules come from the same crate (the library as a cdylib), with different features:
+#    the linker keeps what the module's #[wasm_bindgen] exports reach, so the engine's module has
+#    no exporter and the exporter's no simulator.
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-
-# 4. Optimise for size with wasm-opt, BEFORE wasm-bindgen: Debian's binaryen 108 corrupts the
-#    externref table export that wasm-bindgen adds (it points the export at the funcref table),
-#    so it must not touch wasm-bindgen's output. The result is checked by instantiating it in
-#    node; if anything is wrong the unoptimised module is used.
-bindgen() { rm -rf "$OUT"; mkdir -p "$OUT"; wasm-bindgen --target web --no-typescript --out-name joinlab --out-dir "$OUT" "$1"; }
-smoke() {
-  node --input-type=module -e '
-    import fs from "node:fs";
-    const m = await import(process.argv[1] + "/joinlab.js");
-    m.initSync({ module: fs.readFileSync(process.argv[1] + "/joinlab_bg.wasm") });
+FEATURES="--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals --enable-reference-types"
+# What each module must do once built (run in node with the module as `m`).
+SMOKE_ENGINE='
     const r = m.run(JSON.stringify({ streams: [
       { name: "a", columns: ["k", "ts"], key: "k", time: "ts", rows: "x, 1\nx, 9" },
       { name: "b", columns: ["k", "ts"], key: "k", time: "ts", rows: "x, 2" } ] }), true);
-    if (!r || r.error || r.outputs.length !== 2 || typeof m.normalize("{}") !== "string") { console.error(JSON.stringify(r)); process.exit(1); }
-  ' "$OUT" 2>"$TMP/smoke.log"
-}
-FEATURES="--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals --enable-reference-types"
-OPTIMISED=no
-if [ "$WASM_OPT_FLAGS" = none ]; then
-  log "wasm-opt skipped (--wasm-opt none)"
-elif command -v wasm-opt >/dev/null 2>&1; then
-  if wasm-opt $WASM_OPT_FLAGS $FEATURES "$WASM" -o "$TMP/opt.wasm" 2>"$TMP/opt.log"; then
-    bindgen "$TMP/opt.wasm"
-    if ! command -v node >/dev/null 2>&1 || smoke; then
-      OPTIMISED=yes
+    if (!r || r.error || r.outputs.length !== 2 || typeof m.normalize("{}") !== "string") { console.error(JSON.stringify(r)); process.exit(1); }'
+SMOKE_EXPORT='
+    const sc = JSON.stringify({ streams: [
+      { name: "a", columns: ["k", "ts"], key: "k", time: "ts", rows: "x, 1\nx, 9" },
+      { name: "b", columns: ["k", "ts"], key: "k", time: "ts", rows: "x, 2" } ] });
+    const j = m.export_flink(sc, "java");
+    const e = m.export_flink("{", "java");
+    if (typeof j !== "string" || !j.includes("class JoinlabJob") || !e || !e.error || typeof m.run === "function") { console.error(String(j), JSON.stringify(e)); process.exit(1); }'
+
+build_module() {
+  local features="$1" out="$2" name="$3" smoke_js="$4"
+  local feature_args=()
+  [ -n "$features" ] && feature_args=(--features "$features")
+  log "cargo rustc --target $TARGET --profile wasm --crate-type cdylib ${feature_args[*]:-}${CARGO_PROFILE_WASM_OPT_LEVEL:+ (opt-level $CARGO_PROFILE_WASM_OPT_LEVEL)}"
+  cargo rustc -p joinlab --lib --target "$TARGET" --profile wasm --crate-type cdylib "${feature_args[@]}"
+  local wasm="$TMP/$name.wasm"
+  cp "$ROOT/target/$TARGET/wasm/joinlab.wasm" "$wasm"
+
+  # Optimise for size with wasm-opt, BEFORE wasm-bindgen: Debian's binaryen 108 corrupts the
+  # externref table export that wasm-bindgen adds (it points the export at the funcref table),
+  # so it must not touch wasm-bindgen's output. The result is checked by instantiating it in
+  # node; if anything is wrong the unoptimised module is used.
+  bindgen() { rm -rf "$out"; mkdir -p "$out"; wasm-bindgen --target web --no-typescript --out-name "$name" --out-dir "$out" "$1"; }
+  smoke() {
+    node --input-type=module -e '
+      import fs from "node:fs";
+      const m = await import(process.argv[1] + "/" + process.argv[2] + ".js");
+      m.initSync({ module: fs.readFileSync(process.argv[1] + "/" + process.argv[2] + "_bg.wasm") });
+      '"$smoke_js" "$out" "$name" 2>"$TMP/smoke.log"
+  }
+  local optimised=no
+  if [ "$WASM_OPT_FLAGS" = none ]; then
+    log "wasm-opt skipped (--wasm-opt none)"
+  elif command -v wasm-opt >/dev/null 2>&1; then
+    if wasm-opt $WASM_OPT_FLAGS $FEATURES "$wasm" -o "$TMP/opt.wasm" 2>"$TMP/opt.log"; then
+      bindgen "$TMP/opt.wasm"
+      if ! command -v node >/dev/null 2>&1 || smoke; then
+        optimised=yes
+      else
+        log "the wasm-opt output does not work; using the unoptimised module:"
+        sed 's/^/  /' "$TMP/smoke.log" >&2 || true
+      fi
     else
-      log "the wasm-opt output does not work; using the unoptimised module:"
-      sed 's/^/  /' "$TMP/smoke.log" >&2 || true
+      log "wasm-opt failed; using the unoptimised module:"
+      sed 's/^/  /' "$TMP/opt.log" >&2 || true
     fi
   else
-    log "wasm-opt failed; using the unoptimised module:"
-    sed 's/^/  /' "$TMP/opt.log" >&2 || true
+    log "wasm-opt not found (apt-get install binaryen): the module is not size-optimised"
   fi
-else
-  log "wasm-opt not found (apt-get install binaryen): the module is not size-optimised"
-fi
-if [ "$OPTIMISED" = no ]; then
-  bindgen "$WASM"
-  if command -v node >/dev/null 2>&1 && ! smoke; then
-    log "the wasm module does not work:"; cat "$TMP/smoke.log" >&2; exit 1
+  if [ "$optimised" = no ]; then
+    bindgen "$wasm"
+    if command -v node >/dev/null 2>&1 && ! smoke; then
+      log "the wasm module does not work:"; cat "$TMP/smoke.log" >&2; exit 1
+    fi
   fi
-fi
-BG="$OUT/joinlab_bg.wasm"
+  local bg="$out/${name}_bg.wasm"
+  log "${bg#"$ROOT"/}: $(wc -c <"$bg") bytes, $(gzip -9 -c "$bg" | wc -c) bytes gzipped"
+}
 
-RAW=$(wc -c <"$BG")
-GZ=$(gzip -9 -c "$BG" | wc -c)
-log "${OUT#"$ROOT"/}/joinlab_bg.wasm: $RAW bytes, $GZ bytes gzipped"
+build_module "$CARGO_FEATURES" "$OUT" joinlab "$SMOKE_ENGINE"
+if [ -n "$EXPORT_OUT" ]; then
+  build_module "export-module" "$EXPORT_OUT" joinlab_export "$SMOKE_EXPORT"
+fi

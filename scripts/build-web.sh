@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the static page into dist/ with Vite. Needs web/pkg (scripts/build-wasm.sh).
+# Builds the static page into dist/ with Vite. Needs web/pkg and web/pkg-export (scripts/build-wasm.sh).
 # Installs the npm packages when they are missing (after that it works offline).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +9,7 @@ if [ ! -x node_modules/.bin/vite ]; then
   log "installing npm packages"
   if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 fi
-if [ ! -f web/pkg/joinlab.js ]; then
+if [ ! -f web/pkg/joinlab.js ] || [ ! -f web/pkg-export/joinlab_export.js ]; then
   bash scripts/build-wasm.sh
 fi
 node_modules/.bin/vite build --config web/vite.config.js --logLevel warn

@@ -26,10 +26,12 @@ pub mod verdict;
 pub mod watermark;
 pub mod workload;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "export-module")))]
 pub mod wasm;
 #[cfg(all(target_arch = "wasm32", feature = "bench"))]
 mod wasm_bench;
+#[cfg(all(target_arch = "wasm32", feature = "export-module"))]
+pub mod wasm_export;
 
 use error::Error;
 use operators::{

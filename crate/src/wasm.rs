@@ -156,18 +156,3 @@ pub fn normalize(scenario_json: &str) -> JsValue {
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
 }
-
-/// The scenario as a runnable Apache Flink job: `kind` is `"java"` (DataStream API) or
-/// `"sql"` (Flink SQL). Returns the job's source text, or an error object.
-#[wasm_bindgen]
-pub fn export_flink(scenario_json: &str, kind: &str) -> JsValue {
-    use crate::export::{export, ExportKind};
-    let kind = match kind {
-        "sql" => ExportKind::FlinkSql,
-        _ => ExportKind::FlinkJava,
-    };
-    match Scenario::from_json(scenario_json).and_then(|sc| export(&sc, kind)) {
-        Ok(text) => JsValue::from_str(&text),
-        Err(e) => error(&e),
-    }
-}

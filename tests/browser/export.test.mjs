@@ -1,4 +1,5 @@
-// The "Export to Flink" panel: the engine's exporter, in the page, with a copy button.
+// The "Export to Flink" panel: the engine's exporter, in the page, with a copy button. The
+// exporter is its own wasm module, fetched only when the panel is opened.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { setup, openPage } from './helpers.mjs';
@@ -14,7 +15,11 @@ after(async () => {
 test('the export panel shows a runnable DataStream job for the default window join', async () => {
   const { page, problems } = await openPage(env);
   const panel = page.locator('#export-panel');
-  assert.equal(await panel.isHidden(), false, 'the wasm module exports export_flink, so the panel shows');
+  assert.equal(await panel.isHidden(), false, 'the panel shows');
+  const wasmLoaded = () => page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname.split('/').pop()).filter((n) => n.endsWith('.wasm')));
+  const before = await wasmLoaded();
+  assert.equal(before.length, 1, `only the engine's module on a first load: ${before}`);
+  assert.doesNotMatch(before[0], /export/);
   await page.locator('#export-details > summary').click();
   await page.locator('#export-panel [data-lang="java"]').click();
   // The runtime (class Rt) is a separate asset the page loads and puts in the job.
@@ -27,6 +32,9 @@ test('the export panel shows a runnable DataStream job for the default window jo
   assert.match(code, /TumblingEventTimeWindows/);
   // The rows of the scenario travel with the job.
   assert.match(code, /Alice/);
+  const after = await wasmLoaded();
+  assert.equal(after.length, 2, `the exporter's module is fetched on opening the panel: ${after}`);
+  assert.ok(after.some((n) => /^joinlab_export_bg\b/.test(n)), String(after));
   assert.deepEqual(problems, []);
   await page.context().close();
 });
@@ -35,6 +43,7 @@ test('a SQL scenario exports Flink SQL', async () => {
   const { page, problems } = await openPage(env, '?scenario=sql-interval-left-join');
   await page.locator('#export-details > summary').click();
   await page.locator('#export-panel [data-lang="sql"]').click();
+  await page.waitForFunction(() => document.querySelector('#export-code').textContent.includes('StreamTableEnvironment'));
   const code = await page.textContent('#export-code');
   assert.match(code, /LEFT JOIN/);
   assert.match(code, /INTERVAL/);

@@ -1,13 +1,18 @@
-// The Joinlab runtime (class Rt) of the exported Flink jobs, loaded on demand.
+// The Flink exporter in the page, loaded on demand: its own wasm module and the runtime text.
 //
-// The wasm module's exporter leaves the 35 KB runtime text out and writes one marker line in
-// its place (RUNTIME_MARKER in crate/src/export/mod.rs); it would otherwise be a fifth of the
-// module's gzipped size for a panel most visits never open. The text is the same file the
-// native exporter embeds, bundled by Vite as a separate chunk and fetched the first time a job
-// is exported.
+// The exporter is a second wasm module (web/pkg-export/, cargo feature `export-module`,
+// scripts/build-wasm.sh), not part of the engine's: most visits never open the Export panel,
+// and the exporter's code and Java templates would be about a tenth of the engine module's
+// gzipped size. Vite bundles both as assets of the page (no external request); they are
+// fetched the first time the panel asks for a job.
+//
+// The exporter leaves the 35 KB runtime text (class Rt) out and writes one marker line in its
+// place (RUNTIME_MARKER in crate/src/export/mod.rs); the text is the same file the native
+// exporter embeds, bundled as a separate chunk.
 const MARKER = '    // @@JOINLAB_RUNTIME@@ (the Joinlab runtime, class Rt, goes here)\n';
 
 let runtime = null;
+let exporter = null;
 
 /** Whether `text` (an exported job) still needs the runtime put in. */
 export function needsRuntime(text) {
@@ -20,4 +25,29 @@ export async function withRuntime(text) {
   runtime ??= import('../../crate/src/export/runtime.java?raw').then((m) => m.default);
   const rt = await runtime;
   return text.replace(MARKER, () => rt);
+}
+
+/** The exporter's module, loaded and instantiated once. */
+function loadExporter() {
+  exporter ??= import('../pkg-export/joinlab_export.js').then(async (m) => {
+    await m.default();
+    return m;
+  });
+  return exporter;
+}
+
+/**
+ * The scenario (JSON text) as a Flink job, `lang` "java" (DataStream) or "sql": resolves to
+ * the job's full source text, or to an error object `{ error, message }` as the exporter
+ * returns it.
+ */
+export async function exportJob(json, lang) {
+  let out;
+  try {
+    out = (await loadExporter()).export_flink(json, lang);
+  } catch (e) {
+    exporter = null; // a failed load is tried again on the next export
+    return { message: `the exporter could not be loaded: ${e && e.message ? e.message : e}` };
+  }
+  return typeof out === 'string' ? withRuntime(out) : out;
 }

@@ -14,7 +14,7 @@ import { checkExpected, expectedFrom } from './expected.js';
 import { renderOutputs, renderLate, renderSide, renderWindows, renderWatermarks, renderKeys, renderState, renderWarnings, renderVerdicts, setCount } from './panels.js';
 import { renderTimeline, renderComparison } from './timeline.js';
 import { renderStepper } from './stepper.js';
-import { needsRuntime, withRuntime } from './export-runtime.js';
+import { exportJob } from './export-runtime.js';
 
 /** Inputs with more rows than this run in the worker. */
 export const BIG_ROWS = 20000;
@@ -987,29 +987,19 @@ function renderCompare() {
 // ---------------------------------------------------------------- export
 
 let exportLang = 'java';
-/** An optional export of the wasm module, looked up at run time (it may not exist in this build). */
-function wasmFn(name) {
-  const f = wasm[name];
-  return typeof f === 'function' ? f : null;
-}
 
 function renderExport() {
   const sec = $('export-panel');
-  const exportFlink = wasmFn('export_flink');
-  const has = typeof exportFlink === 'function';
-  sec.hidden = !has;
-  if (!has || !$('export-details').open) return;
-  let out;
-  try {
-    out = exportFlink(JSON.stringify(app.scenario), exportLang);
-  } catch (e) {
-    out = { message: String(e) };
-  }
-  const text = typeof out === 'string' ? out : (out && (out.message || (out.error && out.error.message))) || JSON.stringify(out);
-  $('export-code').textContent = text;
-  // The runtime part of the job is a lazily loaded asset (export-runtime.js).
-  if (needsRuntime(text)) withRuntime(text).then((t) => { if ($('export-code').textContent === text) $('export-code').textContent = t; });
+  sec.hidden = false;
   for (const b of sec.querySelectorAll('[data-lang]')) b.classList.toggle('active', b.dataset.lang === exportLang);
+  if (!$('export-details').open) return;
+  // The exporter is its own wasm module, loaded on the first export (export-runtime.js); a
+  // later render (an edit, another language) supersedes a pending one.
+  const token = (renderExport.token = (renderExport.token || 0) + 1);
+  exportJob(JSON.stringify(app.scenario), exportLang).then((out) => {
+    if (token !== renderExport.token) return;
+    $('export-code').textContent = typeof out === 'string' ? out : (out && (out.message || (out.error && out.error.message))) || JSON.stringify(out);
+  });
 }
 
 // ---------------------------------------------------------------- share and embed

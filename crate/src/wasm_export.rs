@@ -1,0 +1,42 @@
+//! The WebAssembly bindings of the Flink exporter (cargo feature `export-module`): a module of
+//! its own, which the page loads only when its Export panel is opened (web/src/export-runtime.js).
+//! It holds the scenario reader, the planner and [`crate::export`], not the simulator: most
+//! visits never export, and the exporter's code and Java templates would otherwise be about a
+//! tenth of the engine module's gzipped size. Errors are returned as data, like the engine's
+//! bindings (src/wasm.rs): `{ "error": { … }, "message": … }`.
+
+use crate::error::Error;
+use crate::export::{export, ExportKind};
+use crate::scenario::Scenario;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+#[derive(Serialize)]
+struct ErrorOut<'a> {
+    error: &'a Error,
+    message: String,
+}
+
+/// The scenario (JSON text) as a runnable Apache Flink job: `kind` is `"java"` (DataStream
+/// API) or `"sql"` (Flink SQL). Returns the job's source text (with the runtime marker in
+/// place of the runtime, see `RUNTIME_MARKER`), or an error object.
+#[wasm_bindgen]
+pub fn export_flink(scenario_json: &str, kind: &str) -> JsValue {
+    let kind = match kind {
+        "sql" => ExportKind::FlinkSql,
+        _ => ExportKind::FlinkJava,
+    };
+    match Scenario::from_json(scenario_json).and_then(|sc| export(&sc, kind)) {
+        Ok(text) => JsValue::from_str(&text),
+        Err(e) => {
+            let out = ErrorOut {
+                error: &e,
+                message: e.to_string(),
+            };
+            match serde_json::to_string(&out) {
+                Ok(text) => js_sys::JSON::parse(&text).unwrap_or(JsValue::NULL),
+                Err(_) => JsValue::NULL,
+            }
+        }
+    }
+}
