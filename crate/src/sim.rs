@@ -159,6 +159,10 @@ struct Sim<'p, 'c, O: Operator> {
     emissions: Vec<Emission>,
     snapshots: bool,
     stop_after: Option<usize>,
+    /// With [`with_trace_window`]: the steps `[from, end)` that are traced.
+    window: Option<(usize, usize)>,
+    /// The next step at which [`Sim::toggle_window`] runs (`usize::MAX`: none).
+    window_toggle: usize,
     stopped: Option<Vec<SubtaskState>>,
     /// Scratch buffers of `broadcast` (kept to avoid an allocation per row).
     scratch_outs: Vec<ValveOutput>,
@@ -194,6 +198,27 @@ pub fn with_progress<R>(
     PROGRESS.with(|p| *p.borrow_mut() = Some((every.max(1), Box::new(f))));
     let r = body();
     PROGRESS.with(|p| *p.borrow_mut() = None);
+    r
+}
+
+thread_local! {
+    static TRACE_WINDOW: std::cell::Cell<Option<(usize, usize)>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `body` with the trace of every simulation in it recorded only for steps
+/// `[from, from + count)`: the page's stepper over an input too large for a full trace asks
+/// for the steps around the slider this way. Step numbers stay global (the steps before
+/// `from` run untraced but count), watermark origins are tracked throughout (a late row in the
+/// window is explained as in a full trace), and the run stops after the window's last step
+/// (its `final_state` is the state there, as with `stop_after`). Outputs are kept, so the
+/// window's events refer to them by their index in the full result. The window's steps equal
+/// the same steps of a full trace without snapshots (`tests/trace_window.rs`). Thread-local,
+/// like [`with_progress`], so that `RunOptions` stays plain data; `opts.trace` is ignored
+/// inside.
+pub fn with_trace_window<R>(from: usize, count: usize, body: impl FnOnce() -> R) -> R {
+    TRACE_WINDOW.with(|w| w.set(Some((from, from.saturating_add(count)))));
+    let r = body();
+    TRACE_WINDOW.with(|w| w.set(None));
     r
 }
 
@@ -236,6 +261,14 @@ fn simulate_inner<'c, O: Operator>(
     drain: Drain<'c>,
 ) -> Result<RunOutput, Error> {
     let progress_every = PROGRESS.with(|p| p.borrow().as_ref().map(|(e, _)| *e));
+    let window = TRACE_WINDOW
+        .with(|w| w.get())
+        .filter(|&(from, end)| from < end);
+    // A windowed trace stops after its last step, unless asked to stop earlier.
+    let stop_after = match window {
+        Some((_, end)) => Some(opts.stop_after.map_or(end - 1, |s| s.min(end - 1))),
+        None => opts.stop_after,
+    };
     let mut progress_countdown = progress_every.unwrap_or(usize::MAX);
     let pa = plan.assigner_parallelism as usize;
     let streams = plan.schemas.len();
@@ -281,7 +314,7 @@ fn simulate_inner<'c, O: Operator>(
         subs,
         assigners,
         sink: Sink {
-            tracing: opts.trace,
+            tracing: opts.trace && window.is_none(),
             max_outputs: plan.limits.max_outputs,
             ..Sink::default()
         },
@@ -295,12 +328,14 @@ fn simulate_inner<'c, O: Operator>(
         union,
         emissions: Vec::new(),
         snapshots: opts.snapshots,
-        stop_after: opts.stop_after,
+        stop_after,
+        window,
+        window_toggle: window.map_or(usize::MAX, |(from, _)| from),
         stopped: None,
         scratch_outs: Vec::new(),
         scratch_advances: Vec::new(),
         any_periodic: plan.generators.iter().any(|g| g.interval > 0),
-        want_origin: opts.trace || O::REPORTS_LATE,
+        want_origin: opts.trace || window.is_some() || O::REPORTS_LATE,
         total_rows: 0,
         total_timers: 0,
         peak_rows: 0,
@@ -378,7 +413,7 @@ fn simulate_inner<'c, O: Operator>(
     // `String` per entry) for a lean run that ends empty.
     let final_state = match sim.stopped.take() {
         Some(state) => state,
-        None if opts.trace || opts.stop_after.is_some() || !state_empty => {
+        None if opts.trace || stop_after.is_some() || !state_empty => {
             (0..sim.subs.len()).map(|j| sim.snapshot(j)).collect()
         }
         None => Vec::new(),
@@ -410,6 +445,9 @@ fn arrival_time(plan: &Plan, a: &Arrival) -> i64 {
 
 impl<O: Operator> Sim<'_, '_, O> {
     fn begin(&mut self, cause: Cause) {
+        if self.step_count == self.window_toggle {
+            self.toggle_window();
+        }
         self.sink.step = self.step_count;
         self.step_count += 1;
         if self.sink.tracing {
@@ -420,6 +458,24 @@ impl<O: Operator> Sim<'_, '_, O> {
                 state: Vec::new(),
             });
         }
+    }
+
+    /// The trace window's first step turns the trace on, the step after its last one off.
+    #[cold]
+    #[inline(never)]
+    fn toggle_window(&mut self) {
+        let Some((from, end)) = self.window else {
+            return;
+        };
+        let on = self.step_count == from;
+        if on {
+            // Untraced steps leave `touched` set; the window's first step starts clean.
+            for s in &mut self.subs {
+                s.touched = false;
+            }
+        }
+        self.sink.tracing = on;
+        self.window_toggle = if on { end } else { usize::MAX };
     }
 
     fn end(&mut self) {
