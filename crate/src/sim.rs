@@ -30,6 +30,25 @@ pub struct RunOptions {
     pub stop_after: Option<usize>,
 }
 
+/// With [`with_trace_window`]: what the page's stepper needs of the steps before the window
+/// (the state after step `from - 1`), which it would otherwise add up from a full trace: the
+/// result counts and the watermarks of `WatermarkTracker` (web/src/timeline.js).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct WindowStart {
+    /// `outputs`, `windows` and `late` emitted before the window.
+    pub outputs: usize,
+    pub windows: usize,
+    pub late: usize,
+    /// Per stream, per assigner subtask: the last forwarded watermark and the announced status.
+    pub assigner: Vec<Vec<Watermark>>,
+    pub idle: Vec<Vec<bool>>,
+    /// Per operator subtask, per stream, per assigner subtask: the input channel's watermark.
+    pub channel: Vec<Vec<Vec<Watermark>>>,
+    /// Per operator subtask: its (combined) watermark and the one it forwards.
+    pub operator: Vec<Watermark>,
+    pub output: Vec<Watermark>,
+}
+
 /// What a run produced, before it is turned into the JSON result.
 #[derive(Clone, Debug)]
 pub struct RunOutput {
@@ -51,6 +70,8 @@ pub struct RunOutput {
     pub peak_state_rows: usize,
     /// The most pending event-time timers at once, all subtasks, at the same points.
     pub peak_timers: usize,
+    /// With [`with_trace_window`], when the run reached the window.
+    pub window_start: Option<WindowStart>,
 }
 
 enum Inputs {
@@ -163,6 +184,7 @@ struct Sim<'p, 'c, O: Operator> {
     window: Option<(usize, usize)>,
     /// The next step at which [`Sim::toggle_window`] runs (`usize::MAX`: none).
     window_toggle: usize,
+    window_start: Option<WindowStart>,
     stopped: Option<Vec<SubtaskState>>,
     /// Scratch buffers of `broadcast` (kept to avoid an allocation per row).
     scratch_outs: Vec<ValveOutput>,
@@ -331,6 +353,7 @@ fn simulate_inner<'c, O: Operator>(
         stop_after,
         window,
         window_toggle: window.map_or(usize::MAX, |(from, _)| from),
+        window_start: None,
         stopped: None,
         scratch_outs: Vec::new(),
         scratch_advances: Vec::new(),
@@ -341,6 +364,9 @@ fn simulate_inner<'c, O: Operator>(
         peak_rows: 0,
         peak_timers: 0,
     };
+    if window.is_some_and(|(from, _)| from == 0) {
+        sim.window_start = Some(sim.window_start());
+    }
     for (i, a) in plan.arrivals.iter().enumerate() {
         progress_countdown -= 1;
         if progress_countdown == 0 {
@@ -433,6 +459,7 @@ fn simulate_inner<'c, O: Operator>(
         assigner_watermarks,
         peak_state_rows: sim.peak_rows,
         peak_timers: sim.peak_timers,
+        window_start: sim.window_start,
     })
 }
 
@@ -478,7 +505,61 @@ impl<O: Operator> Sim<'_, '_, O> {
         self.window_toggle = if on { end } else { usize::MAX };
     }
 
+    /// The counts and watermarks after the last step before the window.
+    fn window_start(&self) -> WindowStart {
+        let streams = self.plan.schemas.len();
+        let pa = self.plan.assigner_parallelism as usize;
+        let channel = |sub: &Sub<O>, st: usize, a: usize| match &sub.inputs {
+            Inputs::Single(v) if self.union => v.channel_watermark(st * pa + a),
+            Inputs::Single(v) => v.channel_watermark(a),
+            Inputs::Two(vs, _) => vs[st].channel_watermark(a),
+        };
+        WindowStart {
+            outputs: self.sink.outputs.len(),
+            windows: self.sink.windows.len(),
+            late: self.sink.late.len(),
+            assigner: self
+                .assigners
+                .iter()
+                .map(|v| v.iter().map(|s| s.a.last_emitted).collect())
+                .collect(),
+            idle: self
+                .assigners
+                .iter()
+                .map(|v| v.iter().map(|s| s.a.idle).collect())
+                .collect(),
+            channel: self
+                .subs
+                .iter()
+                .map(|sub| {
+                    (0..streams)
+                        .map(|st| (0..pa).map(|a| channel(sub, st, a)).collect())
+                        .collect()
+                })
+                .collect(),
+            operator: self.subs.iter().map(|s| s.watermark).collect(),
+            // As the trace's `OperatorWatermark.output` (`process_watermark`).
+            output: self
+                .subs
+                .iter()
+                .map(|s| {
+                    let d = s.op.output_watermark_delay();
+                    if d == 0 || s.watermark.is_min() {
+                        s.watermark
+                    } else {
+                        Watermark(s.watermark.0.saturating_sub(d))
+                    }
+                })
+                .collect(),
+        }
+    }
+
     fn end(&mut self) {
+        if self.step_count == self.window_toggle && !self.sink.tracing {
+            // After the last step before the window (not at its `begin`: a periodic step's
+            // assigners have already emitted by then).
+            self.window_start = Some(self.window_start());
+        }
         // `touched` and the step's events are only read here, for the trace.
         if self.sink.tracing {
             let events = std::mem::take(&mut self.sink.events);

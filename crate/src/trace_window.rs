@@ -24,6 +24,9 @@ pub struct TraceWindow {
     /// run stopped after the window and the count is the lean run's `steps`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_steps: Option<usize>,
+    /// The counts and watermarks after step `from - 1` (absent when the run has fewer steps).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<sim::WindowStart>,
     /// The state and timers of every operator subtask after the window's last step.
     pub state_end: Vec<SubtaskState>,
     /// The rows the steps refer to, by row id.
@@ -50,6 +53,7 @@ pub fn trace_window(scenario: &Scenario, from: usize, count: usize) -> Result<Tr
         || from >= out.step_count;
     let total_steps = reached_end.then_some(out.step_count);
     let state_end = std::mem::take(&mut out.final_state);
+    let before = out.window_start.take();
     let mut rows: BTreeMap<u32, RowInfo> = BTreeMap::new();
     let mut keys: Vec<KeyId> = Vec::new();
     let add_row = |id: RowId, rows: &mut BTreeMap<u32, RowInfo>| {
@@ -119,6 +123,7 @@ pub fn trace_window(scenario: &Scenario, from: usize, count: usize) -> Result<Tr
         from,
         steps,
         total_steps,
+        before,
         state_end,
         rows,
         keys,

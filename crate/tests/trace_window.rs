@@ -2,8 +2,9 @@
 //! equals the same steps of a full trace, and the state at its end equals `state_at`.
 
 use joinlab::scenario::Scenario;
-use joinlab::sim::RunOptions;
-use joinlab::trace::Step;
+use joinlab::sim::{RunOptions, WindowStart};
+use joinlab::time::Watermark;
+use joinlab::trace::{Event, Step};
 use joinlab::trace_window::trace_window;
 use joinlab::workload::{self, Gen, Job};
 
@@ -15,6 +16,61 @@ fn full_trace(sc: &Scenario) -> (Vec<Step>, usize) {
     };
     let r = joinlab::run_with(sc, &opts).unwrap();
     (r.trace.unwrap(), r.steps)
+}
+
+/// The counts and watermarks after `upto` steps, added up from a full trace as the page's
+/// `WatermarkTracker` (web/src/timeline.js) does.
+fn replay(sc: &Scenario, full: &[Step], upto: usize) -> WindowStart {
+    let r = joinlab::run(sc, false).unwrap();
+    let (streams, pa, po) = (
+        r.streams.len(),
+        r.parallelism as usize,
+        r.operator_parallelism as usize,
+    );
+    let mut w = WindowStart {
+        assigner: vec![vec![Watermark::MIN; pa]; streams],
+        idle: vec![vec![false; pa]; streams],
+        channel: vec![vec![vec![Watermark::MIN; pa]; streams]; po],
+        operator: vec![Watermark::MIN; po],
+        output: vec![Watermark::MIN; po],
+        ..WindowStart::default()
+    };
+    for s in &full[..upto] {
+        for e in &s.events {
+            match e {
+                Event::AssignerWatermark {
+                    stream,
+                    assigner,
+                    watermark,
+                    ..
+                } => w.assigner[stream.index()][*assigner as usize] = *watermark,
+                Event::AssignerStatus {
+                    stream,
+                    assigner,
+                    idle,
+                } => w.idle[stream.index()][*assigner as usize] = *idle,
+                Event::ChannelWatermark {
+                    subtask,
+                    stream,
+                    assigner,
+                    watermark,
+                } => w.channel[subtask.0 as usize][stream.index()][*assigner as usize] = *watermark,
+                Event::OperatorWatermark {
+                    subtask,
+                    watermark,
+                    output,
+                } => {
+                    w.operator[subtask.0 as usize] = *watermark;
+                    w.output[subtask.0 as usize] = *output;
+                }
+                Event::Output { .. } => w.outputs += 1,
+                Event::Window { .. } => w.windows += 1,
+                Event::Late { .. } => w.late += 1,
+                _ => {}
+            }
+        }
+    }
+    w
 }
 
 fn check(name: &str, sc: &Scenario) {
@@ -33,6 +89,10 @@ fn check(name: &str, sc: &Scenario) {
             (end == n).then_some(n),
             "{name}: window at {from}"
         );
+        if from < n {
+            let before = w.before.as_ref().expect("the run reached the window");
+            assert_eq!(*before, replay(sc, &full, from), "{name}: before {from}");
+        }
         let at = joinlab::state_at(sc, end - 1).unwrap();
         assert_eq!(w.state_end, at, "{name}: state after the window at {from}");
         for s in &w.steps {
