@@ -23,6 +23,9 @@ const PHASES = { reading: [0, 0.3], simulating: [0.3, 0.85], result: [0.85, 1] }
 let rowsCache = [];
 // The last result kept here: { run, full, scenario }.
 let kept = null;
+// The last run's id and scenario JSON, for the windows of its trace and its state at a step
+// (an input too large for a full trace).
+let last = null;
 
 function scenarioJson(msg) {
   if (typeof msg.json === 'string') return { json: msg.json, scenario: null };
@@ -72,6 +75,12 @@ function lite(full) {
 }
 
 function answer(msg) {
+  if (msg.what === 'trace_window' || msg.what === 'state_at') {
+    if (!last || last.run !== msg.run) throw new Error('this result is no longer the engine worker\'s last run; run the scenario again');
+    // The engine runs up to the window (or step) untraced and stops after it.
+    if (msg.what === 'trace_window') return wasm.trace_window(last.json, msg.from, msg.count);
+    return wasm.state_at(last.json, msg.step);
+  }
   if (!kept || kept.run !== msg.run) throw new Error('this result is no longer kept by the engine worker; run the scenario again');
   const full = kept.full;
   if (msg.what === 'rows') {
@@ -101,6 +110,7 @@ self.onmessage = async (ev) => {
   self.postMessage({ id, type: 'phase', phase: 'loading the engine' });
   await ready;
   const { json, scenario } = scenarioJson(msg);
+  last = { run: id, json };
   self.postMessage({ id, type: 'phase', phase: 'running the engine' });
   const t0 = performance.now();
   const phases = {};
