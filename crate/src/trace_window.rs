@@ -15,6 +15,9 @@ use crate::trace::{Cause, Event, Step, SubtaskState};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// Rows of a `Cleared` event whose details come with the window.
+const CLEARED_ROWS: usize = 10;
+
 /// Steps `[from, from + steps.len())` of a run and what they refer to.
 #[derive(Debug, Serialize)]
 pub struct TraceWindow {
@@ -72,7 +75,12 @@ pub fn trace_window(scenario: &Scenario, from: usize, count: usize) -> Result<Tr
                     from_row: Some(row),
                     ..
                 } => add_row(*row, &mut rows),
-                Event::Cleared { rows: r, .. } => r.iter().for_each(|id| add_row(*id, &mut rows)),
+                // The stepper names the first few rows of a clean-up (the end of input may
+                // clear every buffered row at once).
+                Event::Cleared { rows: r, .. } => r
+                    .iter()
+                    .take(CLEARED_ROWS)
+                    .for_each(|id| add_row(*id, &mut rows)),
                 Event::TimerRegistered { key, .. }
                 | Event::TimerDeleted { key, .. }
                 | Event::TimerFired { key, .. } => keys.push(*key),

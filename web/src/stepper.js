@@ -166,7 +166,8 @@ export function eventTexts(result, step, fmt) {
           const r = rows[id];
           return r ? rowName(result, r) : `#${id}`;
         });
-        const more = ids.length > 6 ? ` and ${ids.length - 6} more` : '';
+        const nIds = e.rows_total ?? ids.length;
+        const more = nIds > 6 ? ` and ${nIds - 6} more` : '';
         out.push({ kind: 'state', text: `subtask ${e.subtask}: cleared ${names.join(', ')}${more}${e.what ? ` (${e.what})` : ''}` });
         break;
       }
@@ -520,19 +521,22 @@ export function renderStepper(container, result, stepIndex, onStep, options = {}
             if (k) td.appendChild(document.createTextNode(', '));
             td.appendChild(span);
           });
-          if (ids.length > 20) td.appendChild(document.createTextNode(` … ${ids.length - 20} more`));
+          const nRows = en.rows_total ?? ids.length;
+          if (nRows > 20) td.appendChild(document.createTextNode(` … ${nRows - 20} more`));
           tr.appendChild(td);
           tb.appendChild(tr);
         }
         tbl.appendChild(tb);
-        if (entries.length > maxEntries) box.appendChild(h('div', 'jl-muted', `${entries.length - maxEntries} more entries not shown`));
+        const nEntries = (snap && snap.state.entries_total) ?? entries.length;
+        if (nEntries > maxEntries) box.appendChild(h('div', 'jl-muted', `${nEntries - maxEntries} more entries not shown`));
         box.appendChild(tbl);
       }
       const cleared = clearedNow.get(j) || [];
       for (const c of cleared.slice(0, 12)) {
         const ids = c.rows || [];
         const names = ids.slice(0, 10).map((id) => (rows[id] ? rowName(result, rows[id]) : `#${id}`));
-        box.appendChild(h('div', 'jl-cleared', `cleared: ${names.join(', ')}${ids.length > 10 ? ` … ${ids.length - 10} more` : ''}${c.what ? ` (${c.what})` : ''}`));
+        const nIds = c.rows_total ?? ids.length;
+        box.appendChild(h('div', 'jl-cleared', `cleared: ${names.join(', ')}${nIds > 10 ? ` … ${nIds - 10} more` : ''}${c.what ? ` (${c.what})` : ''}`));
       }
       if (cleared.length > 12) box.appendChild(h('div', 'jl-cleared', `… ${cleared.length - 12} more clean-ups`));
       // Timers.
@@ -541,7 +545,8 @@ export function renderStepper(container, result, stepIndex, onStep, options = {}
         const isNew = regNow.has(`${j}:${t.key}:${t.timestamp}:${t.processing ? 1 : 0}:${t.what}`) && snap.step === s;
         tl.appendChild(h('li', isNew ? 'jl-timer jl-changed' : 'jl-timer', `${t.processing ? 'processing-time' : 'event-time'} timer ${fmt.long(t.timestamp)} · key ${keyText(result, t.key)}${t.what ? ` · ${t.what}` : ''}`));
       }
-      if (timers.length > 60) tl.appendChild(h('li', 'jl-muted', `… ${timers.length - 60} more timers`));
+      const nTimers = (snap && snap.state.timers_total) ?? timers.length;
+      if (nTimers > 60) tl.appendChild(h('li', 'jl-muted', `… ${nTimers - 60} more timers`));
       const fired = firedNow.get(j) || [];
       if (fired.length > 12) tl.appendChild(h('li', 'jl-muted', `${fired.length} timers fired in this step (first 12 below)`));
       for (const e of fired.slice(0, 12)) {
