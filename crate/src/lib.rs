@@ -21,6 +21,7 @@ pub mod sim;
 pub mod time;
 pub mod timers;
 pub mod trace;
+pub mod trace_window;
 pub mod value;
 pub mod verdict;
 pub mod watermark;

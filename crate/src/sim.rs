@@ -30,6 +30,25 @@ pub struct RunOptions {
     pub stop_after: Option<usize>,
 }
 
+/// With [`with_trace_window`]: what the page's stepper needs of the steps before the window
+/// (the state after step `from - 1`), which it would otherwise add up from a full trace: the
+/// result counts and the watermarks of `WatermarkTracker` (web/src/timeline.js).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct WindowStart {
+    /// `outputs`, `windows` and `late` emitted before the window.
+    pub outputs: usize,
+    pub windows: usize,
+    pub late: usize,
+    /// Per stream, per assigner subtask: the last forwarded watermark and the announced status.
+    pub assigner: Vec<Vec<Watermark>>,
+    pub idle: Vec<Vec<bool>>,
+    /// Per operator subtask, per stream, per assigner subtask: the input channel's watermark.
+    pub channel: Vec<Vec<Vec<Watermark>>>,
+    /// Per operator subtask: its (combined) watermark and the one it forwards.
+    pub operator: Vec<Watermark>,
+    pub output: Vec<Watermark>,
+}
+
 /// What a run produced, before it is turned into the JSON result.
 #[derive(Clone, Debug)]
 pub struct RunOutput {
@@ -51,6 +70,8 @@ pub struct RunOutput {
     pub peak_state_rows: usize,
     /// The most pending event-time timers at once, all subtasks, at the same points.
     pub peak_timers: usize,
+    /// With [`with_trace_window`], when the run reached the window.
+    pub window_start: Option<WindowStart>,
 }
 
 enum Inputs {
@@ -159,6 +180,11 @@ struct Sim<'p, 'c, O: Operator> {
     emissions: Vec<Emission>,
     snapshots: bool,
     stop_after: Option<usize>,
+    /// With [`with_trace_window`]: the steps `[from, end)` that are traced.
+    window: Option<(usize, usize)>,
+    /// The next step at which [`Sim::toggle_window`] runs (`usize::MAX`: none).
+    window_toggle: usize,
+    window_start: Option<WindowStart>,
     stopped: Option<Vec<SubtaskState>>,
     /// Scratch buffers of `broadcast` (kept to avoid an allocation per row).
     scratch_outs: Vec<ValveOutput>,
@@ -194,6 +220,27 @@ pub fn with_progress<R>(
     PROGRESS.with(|p| *p.borrow_mut() = Some((every.max(1), Box::new(f))));
     let r = body();
     PROGRESS.with(|p| *p.borrow_mut() = None);
+    r
+}
+
+thread_local! {
+    static TRACE_WINDOW: std::cell::Cell<Option<(usize, usize)>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `body` with the trace of every simulation in it recorded only for steps
+/// `[from, from + count)`: the page's stepper over an input too large for a full trace asks
+/// for the steps around the slider this way. Step numbers stay global (the steps before
+/// `from` run untraced but count), watermark origins are tracked throughout (a late row in the
+/// window is explained as in a full trace), and the run stops after the window's last step
+/// (its `final_state` is the state there, as with `stop_after`). Outputs are kept, so the
+/// window's events refer to them by their index in the full result. The window's steps equal
+/// the same steps of a full trace without snapshots (`tests/trace_window.rs`). Thread-local,
+/// like [`with_progress`], so that `RunOptions` stays plain data; `opts.trace` is ignored
+/// inside.
+pub fn with_trace_window<R>(from: usize, count: usize, body: impl FnOnce() -> R) -> R {
+    TRACE_WINDOW.with(|w| w.set(Some((from, from.saturating_add(count)))));
+    let r = body();
+    TRACE_WINDOW.with(|w| w.set(None));
     r
 }
 
@@ -236,6 +283,14 @@ fn simulate_inner<'c, O: Operator>(
     drain: Drain<'c>,
 ) -> Result<RunOutput, Error> {
     let progress_every = PROGRESS.with(|p| p.borrow().as_ref().map(|(e, _)| *e));
+    let window = TRACE_WINDOW
+        .with(|w| w.get())
+        .filter(|&(from, end)| from < end);
+    // A windowed trace stops after its last step, unless asked to stop earlier.
+    let stop_after = match window {
+        Some((_, end)) => Some(opts.stop_after.map_or(end - 1, |s| s.min(end - 1))),
+        None => opts.stop_after,
+    };
     let mut progress_countdown = progress_every.unwrap_or(usize::MAX);
     let pa = plan.assigner_parallelism as usize;
     let streams = plan.schemas.len();
@@ -281,7 +336,7 @@ fn simulate_inner<'c, O: Operator>(
         subs,
         assigners,
         sink: Sink {
-            tracing: opts.trace,
+            tracing: opts.trace && window.is_none(),
             max_outputs: plan.limits.max_outputs,
             ..Sink::default()
         },
@@ -295,17 +350,23 @@ fn simulate_inner<'c, O: Operator>(
         union,
         emissions: Vec::new(),
         snapshots: opts.snapshots,
-        stop_after: opts.stop_after,
+        stop_after,
+        window,
+        window_toggle: window.map_or(usize::MAX, |(from, _)| from),
+        window_start: None,
         stopped: None,
         scratch_outs: Vec::new(),
         scratch_advances: Vec::new(),
         any_periodic: plan.generators.iter().any(|g| g.interval > 0),
-        want_origin: opts.trace || O::REPORTS_LATE,
+        want_origin: opts.trace || window.is_some() || O::REPORTS_LATE,
         total_rows: 0,
         total_timers: 0,
         peak_rows: 0,
         peak_timers: 0,
     };
+    if window.is_some_and(|(from, _)| from == 0) {
+        sim.window_start = Some(sim.window_start());
+    }
     for (i, a) in plan.arrivals.iter().enumerate() {
         progress_countdown -= 1;
         if progress_countdown == 0 {
@@ -378,7 +439,7 @@ fn simulate_inner<'c, O: Operator>(
     // `String` per entry) for a lean run that ends empty.
     let final_state = match sim.stopped.take() {
         Some(state) => state,
-        None if opts.trace || opts.stop_after.is_some() || !state_empty => {
+        None if opts.trace || stop_after.is_some() || !state_empty => {
             (0..sim.subs.len()).map(|j| sim.snapshot(j)).collect()
         }
         None => Vec::new(),
@@ -398,6 +459,7 @@ fn simulate_inner<'c, O: Operator>(
         assigner_watermarks,
         peak_state_rows: sim.peak_rows,
         peak_timers: sim.peak_timers,
+        window_start: sim.window_start,
     })
 }
 
@@ -410,6 +472,9 @@ fn arrival_time(plan: &Plan, a: &Arrival) -> i64 {
 
 impl<O: Operator> Sim<'_, '_, O> {
     fn begin(&mut self, cause: Cause) {
+        if self.step_count == self.window_toggle {
+            self.toggle_window();
+        }
         self.sink.step = self.step_count;
         self.step_count += 1;
         if self.sink.tracing {
@@ -422,7 +487,79 @@ impl<O: Operator> Sim<'_, '_, O> {
         }
     }
 
+    /// The trace window's first step turns the trace on, the step after its last one off.
+    #[cold]
+    #[inline(never)]
+    fn toggle_window(&mut self) {
+        let Some((from, end)) = self.window else {
+            return;
+        };
+        let on = self.step_count == from;
+        if on {
+            // Untraced steps leave `touched` set; the window's first step starts clean.
+            for s in &mut self.subs {
+                s.touched = false;
+            }
+        }
+        self.sink.tracing = on;
+        self.window_toggle = if on { end } else { usize::MAX };
+    }
+
+    /// The counts and watermarks after the last step before the window.
+    fn window_start(&self) -> WindowStart {
+        let streams = self.plan.schemas.len();
+        let pa = self.plan.assigner_parallelism as usize;
+        let channel = |sub: &Sub<O>, st: usize, a: usize| match &sub.inputs {
+            Inputs::Single(v) if self.union => v.channel_watermark(st * pa + a),
+            Inputs::Single(v) => v.channel_watermark(a),
+            Inputs::Two(vs, _) => vs[st].channel_watermark(a),
+        };
+        WindowStart {
+            outputs: self.sink.outputs.len(),
+            windows: self.sink.windows.len(),
+            late: self.sink.late.len(),
+            assigner: self
+                .assigners
+                .iter()
+                .map(|v| v.iter().map(|s| s.a.last_emitted).collect())
+                .collect(),
+            idle: self
+                .assigners
+                .iter()
+                .map(|v| v.iter().map(|s| s.a.idle).collect())
+                .collect(),
+            channel: self
+                .subs
+                .iter()
+                .map(|sub| {
+                    (0..streams)
+                        .map(|st| (0..pa).map(|a| channel(sub, st, a)).collect())
+                        .collect()
+                })
+                .collect(),
+            operator: self.subs.iter().map(|s| s.watermark).collect(),
+            // As the trace's `OperatorWatermark.output` (`process_watermark`).
+            output: self
+                .subs
+                .iter()
+                .map(|s| {
+                    let d = s.op.output_watermark_delay();
+                    if d == 0 || s.watermark.is_min() {
+                        s.watermark
+                    } else {
+                        Watermark(s.watermark.0.saturating_sub(d))
+                    }
+                })
+                .collect(),
+        }
+    }
+
     fn end(&mut self) {
+        if self.step_count == self.window_toggle && !self.sink.tracing {
+            // After the last step before the window (not at its `begin`: a periodic step's
+            // assigners have already emitted by then).
+            self.window_start = Some(self.window_start());
+        }
         // `touched` and the step's events are only read here, for the trace.
         if self.sink.tracing {
             let events = std::mem::take(&mut self.sink.events);

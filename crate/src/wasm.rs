@@ -128,6 +128,23 @@ pub fn state_at(scenario_json: &str, step: usize) -> JsValue {
     }
 }
 
+/// The trace of steps `[from, from + count)` only, for an input too large for a full trace:
+/// `{from, steps, total_steps?, state_end, rows, keys, outputs, late, windows, side_outputs}`
+/// (see [`crate::trace_window::TraceWindow`]), as JSON text (the worker posts it to the page).
+#[wasm_bindgen]
+pub fn trace_window(scenario_json: &str, from: usize, count: usize) -> String {
+    let w = Scenario::from_json(scenario_json)
+        .and_then(|sc| crate::trace_window::trace_window(&sc, from, count));
+    match w {
+        Ok(w) => serde_json::to_string(&w).unwrap_or_default(),
+        Err(e) => serde_json::to_string(&ErrorOut {
+            error: &e,
+            message: e.to_string(),
+        })
+        .unwrap_or_default(),
+    }
+}
+
 /// Runs a scenario and returns the result as JSON text (faster for very large results).
 #[wasm_bindgen]
 pub fn run_to_json(scenario_json: &str, trace: bool) -> String {

@@ -101,6 +101,13 @@ export class WorkerRunner {
         const runId = msg.id;
         Object.defineProperty(msg.result, 'fetch', { value: (what) => this.request({ ...what, run: runId }), enumerable: false });
       }
+      if (msg.result && !msg.result.error && typeof msg.result === 'object' && !msg.result.text) {
+        // The trace of a window of steps and the state at a step, run in the worker on the
+        // scenario of this run (for an input too large for a full trace).
+        const runId = msg.id;
+        Object.defineProperty(msg.result, 'traceWindow', { value: (from, count) => this.request({ what: 'trace_window', run: runId, from, count }), enumerable: false });
+        Object.defineProperty(msg.result, 'stateAtAsync', { value: (step) => this.request({ what: 'state_at', run: runId, step }), enumerable: false });
+      }
       job.resolve({ result: msg.result, ms: msg.ms, phases: msg.phases, worker: true });
     }
   }

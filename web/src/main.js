@@ -492,6 +492,10 @@ function requestDetailWhenSeen() {
 
 /** Draws the trace's panels that scrolled into view since the result changed. */
 function drawDirtyPanels() {
+  if (dirtyPanels.has('stepper') && windowed(app.result) && seen('stepper')) {
+    drawWindowStepper(app.result);
+    return;
+  }
   if (!dirtyPanels.size || !app.result || !app.result.trace) return;
   if (dirtyPanels.has('timeline') && seen('timeline')) renderVisual();
   else if (dirtyPanels.has('stepper') && seen('stepper')) {
@@ -736,6 +740,15 @@ function renderVisual() {
   const tl = $('timeline');
   const st = $('stepper');
   if (!r) return;
+  if (!r.trace && windowed(r)) {
+    // Too large for a full trace: the timeline stays off, the stepper works on windows.
+    fill(tl, h('p', { class: 'empty' }, `The timeline would need the step-by-step trace, which is off for inputs over ${TRACE_ROWS.toLocaleString('en')} rows; the step-through works on windows of ${WINDOW_STEPS} steps.`));
+    timelineHandle = null;
+    timelineFor = null;
+    dirtyPanels.delete('timeline');
+    drawWindowStepper(r);
+    return;
+  }
   if (!r.trace) {
     const msg = `The timeline and the step-through need the step-by-step trace, which is off for inputs over ${TRACE_ROWS.toLocaleString('en')} rows.`;
     fill(tl, h('p', { class: 'empty' }, msg));
@@ -786,6 +799,126 @@ function stepHandler(r) {
     drawStepper(onStep);
   };
   return onStep;
+}
+
+/** Steps in one window of the trace (an input too large for a full trace). */
+export const WINDOW_STEPS = 200;
+
+/** A result too large for a full trace whose steps can be fetched in windows from the worker. */
+const windowed = (r) => r && !r.error && !r.trace && typeof r.traceWindow === 'function' && r.steps > 0 && totalRows() <= WINDOW_ROWS;
+
+/**
+ * Inputs up to this many rows get the windowed stepper. Above it the stepper stays off: with a
+ * 1,000,000-row paste, drawing it after the result showed a main-thread task of over a second
+ * (tests/browser/large-paste.test.mjs), not yet tracked down.
+ */
+export const WINDOW_ROWS = 200000;
+
+/**
+ * The lean result `r` with the trace of one window: `trace` (and `rows`, `keys`, `outputs`, …)
+ * are sparse arrays indexed as in a full result, holding only what the window's steps refer
+ * to; `window` says which steps are there and the watermarks and counts before them;
+ * `stateAt(step)` is the state from the window's answer (after its last step) or a promise of
+ * the worker's `state_at`.
+ */
+function windowResult(r, tw, total) {
+  const sparse = (obj) => {
+    const a = [];
+    for (const k of Object.keys(obj || {})) a[Number(k)] = obj[k];
+    return a;
+  };
+  const trace = new Array(total);
+  for (const s of tw.steps) trace[s.index] = s;
+  const end = tw.from + tw.steps.length;
+  const side = {};
+  for (const [tag, v] of Object.entries(tw.side_outputs || {})) side[tag] = sparse(v);
+  const res = {
+    ...r,
+    trace,
+    rows: sparse(tw.rows),
+    keys: sparse(tw.keys),
+    outputs: sparse(tw.outputs),
+    late: sparse(tw.late),
+    windows: sparse(tw.windows),
+    side_outputs: side,
+    window: { from: tw.from, end, total, before: tw.before || null },
+  };
+  const states = new Map();
+  if (tw.steps.length) states.set(end - 1, tw.state_end);
+  Object.defineProperty(res, 'stateAt', {
+    value: (step) =>
+      states.has(step)
+        ? states.get(step)
+        : r.stateAtAsync(step).then((v) => {
+            states.set(step, v);
+            return v;
+          }),
+    enumerable: false,
+  });
+  return res;
+}
+
+/**
+ * The stepper over a result too large for a full trace: draws the window holding the current
+ * step, or fetches the window around it from the worker (one fetch at a time; when it arrives
+ * the step may have moved on, and the window around the new step is fetched).
+ */
+function drawWindowStepper(r) {
+  if (panel('stepper').classList.contains('panel-off')) return;
+  if (!seen('stepper')) {
+    dirtyPanels.add('stepper');
+    return;
+  }
+  dirtyPanels.delete('stepper');
+  const st = $('stepper');
+  const total = r.steps;
+  if (app.step !== null && app.step >= total) app.step = null;
+  const step = app.step === null ? total - 1 : app.step;
+  const onStep = (i) => {
+    app.step = i === null || i === undefined ? null : Math.max(0, Math.min(total - 1, i | 0));
+    drawWindowStepper(r);
+  };
+  const w = app.traceWindow;
+  if (w && w.base === r && w.result) {
+    try {
+      renderStepper(st, w.result, step, onStep);
+    } catch (e) {
+      console.error(e);
+      fill(st, h('p', { class: 'empty' }, `The step-through could not be drawn: ${e}`));
+      return;
+    }
+    if (step >= w.from && step < w.end) return;
+  } else if (!w || w.base !== r) fill(st, h('p', { class: 'empty' }, `Loading the steps around step ${(step + 1).toLocaleString('en')}…`));
+  if (w && w.base === r && w.loading) return;
+  const from = Math.max(0, Math.min(step - WINDOW_STEPS / 2, total - WINDOW_STEPS));
+  const t0 = performance.now();
+  app.traceWindow = { base: r, loading: true, from: w && w.base === r ? w.from : -1, end: w && w.base === r ? w.end : -1, result: w && w.base === r ? w.result : null };
+  st.dataset.windowLoading = '1';
+  r.traceWindow(from, WINDOW_STEPS).then(
+    (text) => {
+      if (app.result !== r) return;
+      // Parsed in the worker, with long lists cut (worker.js trimWindow).
+      const tw = text;
+      delete st.dataset.windowLoading;
+      if (tw.error) {
+        app.traceWindow = null;
+        fill(st, h('p', { class: 'empty' }, `The steps could not be computed: ${tw.message}`));
+        return;
+      }
+      const result = windowResult(r, tw, total);
+      app.traceWindow = { base: r, loading: false, from: tw.from, end: result.window.end, result, ms: performance.now() - t0 };
+      st.dataset.windowFrom = String(tw.from);
+      st.dataset.windowEnd = String(result.window.end);
+      st.dataset.windowMs = String(Math.round(app.traceWindow.ms));
+      drawWindowStepper(r);
+    },
+    (e) => {
+      delete st.dataset.windowLoading;
+      if (app.result !== r) return;
+      app.traceWindow = null;
+      fill(st, h('p', { class: 'empty' }, `The steps could not be computed: ${e.message}`));
+    },
+  );
 }
 
 function drawStepper(onStep) {

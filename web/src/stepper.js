@@ -166,7 +166,8 @@ export function eventTexts(result, step, fmt) {
           const r = rows[id];
           return r ? rowName(result, r) : `#${id}`;
         });
-        const more = ids.length > 6 ? ` and ${ids.length - 6} more` : '';
+        const nIds = e.rows_total ?? ids.length;
+        const more = nIds > 6 ? ` and ${nIds - 6} more` : '';
         out.push({ kind: 'state', text: `subtask ${e.subtask}: cleared ${names.join(', ')}${more}${e.what ? ` (${e.what})` : ''}` });
         break;
       }
@@ -231,7 +232,13 @@ export function renderStepper(container, result, stepIndex, onStep, options = {}
   while (container.firstChild) container.removeChild(container.firstChild);
 
   const trace = result.trace || [];
-  const n = trace.length;
+  // A window of the trace (`result.window`: {from, end, total, before}, an input too large for
+  // a full trace): the slider spans every step, the steps in [from, end) are drawn, and a step
+  // outside is drawn as loading while the caller fetches the window around it.
+  const win = result.window || null;
+  const n = win ? win.total : trace.length;
+  const base = win ? win.from : 0;
+  const inWindow = (s) => !win || (s >= win.from && s < win.end);
   const root = h('div', 'jl-stepper');
   root.tabIndex = 0;
   root.setAttribute('role', 'group');
@@ -244,26 +251,28 @@ export function renderStepper(container, result, stepIndex, onStep, options = {}
   }
 
   const rows = result.rows || [];
-  const fmt = timeFormat(rows.map((r) => r.timestamp));
+  const fmt = timeFormat((win ? rows.filter(() => true) : rows).map((r) => r.timestamp));
   const tracker = new WatermarkTracker(result);
   const snaps = snapshotIndex(result);
   const pa = Math.max(1, result.parallelism || 1);
   const po = Math.max(1, result.operator_parallelism || pa);
   const streams = result.streams && result.streams.length ? result.streams : [{ name: 'input' }];
   // Counts of outputs / late rows up to each step (for the summary line).
-  const outCum = new Uint32Array(n);
-  const lateCum = new Uint32Array(n);
+  const len = win ? win.end - win.from : n;
+  const outCum = new Uint32Array(Math.max(0, len));
+  const lateCum = new Uint32Array(Math.max(0, len));
   {
-    let o = 0;
-    let l = 0;
-    trace.forEach((s, i) => {
-      for (const e of s.events || []) {
+    const b = win && win.before;
+    let o = b ? b.outputs + b.windows : 0;
+    let l = b ? b.late : 0;
+    for (let i = base; i < base + len; i++) {
+      for (const e of trace[i].events || []) {
         if (e.type === 'output' || e.type === 'window') o++;
         else if (e.type === 'late') l++;
       }
-      outCum[i] = o;
-      lateCum[i] = l;
-    });
+      outCum[i - base] = o;
+      lateCum[i - base] = l;
+    }
   }
 
   // ----- controls
@@ -335,10 +344,21 @@ export function renderStepper(container, result, stepIndex, onStep, options = {}
     count.textContent = `step ${s + 1} / ${n}`;
     prevB.disabled = first.disabled = s === 0;
     nextB.disabled = last.disabled = s === n - 1;
+    root.classList.toggle('jl-step-loading', !inWindow(s));
+    if (!inWindow(s)) {
+      causeMain.textContent = `loading the steps around step ${(s + 1).toLocaleString('en')}…`;
+      causeSub.textContent = '';
+      summary.textContent = '';
+      while (events.firstChild) events.removeChild(events.firstChild);
+      while (wmPanel.firstChild) wmPanel.removeChild(wmPanel.firstChild);
+      while (statePanel.firstChild) statePanel.removeChild(statePanel.firstChild);
+      return;
+    }
     causeMain.textContent = causeText(result, step, fmt);
     const detail = causeDetail(result, step, fmt);
     causeSub.textContent = detail ? ` — ${detail}` : '';
-    summary.textContent = `so far: ${outCum[s]} output${outCum[s] === 1 ? '' : 's'}, ${lateCum[s]} late`;
+    const oc = outCum[s - base];
+    summary.textContent = `so far: ${oc} output${oc === 1 ? '' : 's'}, ${lateCum[s - base]} late`;
 
     // Events.
     while (events.firstChild) events.removeChild(events.firstChild);
@@ -429,7 +449,7 @@ export function renderStepper(container, result, stepIndex, onStep, options = {}
   };
 
   // ----- state and timers as of the step
-  const drawStatePanel = (s, step) => {
+  const drawStatePanel = (s, step, known) => {
     while (statePanel.firstChild) statePanel.removeChild(statePanel.firstChild);
     statePanel.appendChild(h('h4', null, 'State and timers'));
     const bufferedNow = new Set();
@@ -450,10 +470,23 @@ export function renderStepper(container, result, stepIndex, onStep, options = {}
     const touched = new Set((step.state || []).map((x) => x.subtask));
     // A trace without per-step snapshots (large inputs) asks the engine for the state at
     // this step (`result.stateAt`, the wasm `state_at`).
-    let live = null;
-    if (typeof result.stateAt === 'function' && !snaps.some((l) => l.length)) {
+    let live = known || null;
+    if (!live && typeof result.stateAt === 'function' && !snaps.some((l) => l.length)) {
       const got = result.stateAt(s);
       if (Array.isArray(got)) live = got;
+      else if (got && typeof got.then === 'function') {
+        // A window of the trace: the engine worker runs up to the step (`state_at`).
+        statePanel.appendChild(h('div', 'jl-muted jl-state-pending', `computing the state after step ${(s + 1).toLocaleString('en')}…`));
+        got.then(
+          (v) => {
+            if (inst.step === s && Array.isArray(v)) drawStatePanel(s, step, v);
+          },
+          (e) => {
+            if (inst.step === s) statePanel.appendChild(h('div', 'jl-muted', `The state could not be computed: ${e.message || e}`));
+          },
+        );
+        return;
+      }
     }
     for (let j = 0; j < po; j++) {
       const box = h('div', `jl-subtask-state${touched.has(j) ? ' jl-touched' : ''}`);
@@ -488,19 +521,22 @@ export function renderStepper(container, result, stepIndex, onStep, options = {}
             if (k) td.appendChild(document.createTextNode(', '));
             td.appendChild(span);
           });
-          if (ids.length > 20) td.appendChild(document.createTextNode(` … ${ids.length - 20} more`));
+          const nRows = en.rows_total ?? ids.length;
+          if (nRows > 20) td.appendChild(document.createTextNode(` … ${nRows - 20} more`));
           tr.appendChild(td);
           tb.appendChild(tr);
         }
         tbl.appendChild(tb);
-        if (entries.length > maxEntries) box.appendChild(h('div', 'jl-muted', `${entries.length - maxEntries} more entries not shown`));
+        const nEntries = (snap && snap.state.entries_total) ?? entries.length;
+        if (nEntries > maxEntries) box.appendChild(h('div', 'jl-muted', `${nEntries - maxEntries} more entries not shown`));
         box.appendChild(tbl);
       }
       const cleared = clearedNow.get(j) || [];
       for (const c of cleared.slice(0, 12)) {
         const ids = c.rows || [];
         const names = ids.slice(0, 10).map((id) => (rows[id] ? rowName(result, rows[id]) : `#${id}`));
-        box.appendChild(h('div', 'jl-cleared', `cleared: ${names.join(', ')}${ids.length > 10 ? ` … ${ids.length - 10} more` : ''}${c.what ? ` (${c.what})` : ''}`));
+        const nIds = c.rows_total ?? ids.length;
+        box.appendChild(h('div', 'jl-cleared', `cleared: ${names.join(', ')}${nIds > 10 ? ` … ${nIds - 10} more` : ''}${c.what ? ` (${c.what})` : ''}`));
       }
       if (cleared.length > 12) box.appendChild(h('div', 'jl-cleared', `… ${cleared.length - 12} more clean-ups`));
       // Timers.
@@ -509,7 +545,8 @@ export function renderStepper(container, result, stepIndex, onStep, options = {}
         const isNew = regNow.has(`${j}:${t.key}:${t.timestamp}:${t.processing ? 1 : 0}:${t.what}`) && snap.step === s;
         tl.appendChild(h('li', isNew ? 'jl-timer jl-changed' : 'jl-timer', `${t.processing ? 'processing-time' : 'event-time'} timer ${fmt.long(t.timestamp)} · key ${keyText(result, t.key)}${t.what ? ` · ${t.what}` : ''}`));
       }
-      if (timers.length > 60) tl.appendChild(h('li', 'jl-muted', `… ${timers.length - 60} more timers`));
+      const nTimers = (snap && snap.state.timers_total) ?? timers.length;
+      if (nTimers > 60) tl.appendChild(h('li', 'jl-muted', `… ${nTimers - 60} more timers`));
       const fired = firedNow.get(j) || [];
       if (fired.length > 12) tl.appendChild(h('li', 'jl-muted', `${fired.length} timers fired in this step (first 12 below)`));
       for (const e of fired.slice(0, 12)) {

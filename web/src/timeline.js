@@ -240,6 +240,21 @@ export class WatermarkTracker {
   initial() {
     const { streams, pa, po } = this;
     const grid = (n, m, v) => Array.from({ length: n }, () => new Array(m).fill(v));
+    const win = this.result.window;
+    if (win && win.before) {
+      // A window of the trace (an input too large for a full one): the engine reports the
+      // watermarks after the step before the window (crate/src/sim.rs, `WindowStart`).
+      const b = win.before;
+      return {
+        step: win.from - 1,
+        assigner: b.assigner.map((a) => a.slice()),
+        idle: b.idle.map((a) => a.slice()),
+        channel: b.channel.map((c) => c.map((a) => a.slice())),
+        operator: b.operator.slice(),
+        output: b.output.slice(),
+        fromRow: grid(streams, pa, null),
+      };
+    }
     return {
       step: -1,
       assigner: grid(streams, pa, '-inf'),

@@ -23,6 +23,9 @@ const PHASES = { reading: [0, 0.3], simulating: [0.3, 0.85], result: [0.85, 1] }
 let rowsCache = [];
 // The last result kept here: { run, full, scenario }.
 let kept = null;
+// The last run's id and scenario JSON, for the windows of its trace and its state at a step
+// (an input too large for a full trace).
+let last = null;
 
 function scenarioJson(msg) {
   if (typeof msg.json === 'string') return { json: msg.json, scenario: null };
@@ -71,7 +74,44 @@ function lite(full) {
   return out;
 }
 
+/**
+ * A state at a step cut to what the stepper shows (60 entries of 20 rows and 60 timers per
+ * subtask, with the full counts): the state of a large input may hold every row, and a clone
+ * of it would block the page.
+ */
+function trimState(st) {
+  if (!Array.isArray(st)) return st;
+  return st.map((s) => ({
+    ...s,
+    entries_total: s.entries.length,
+    timers_total: s.timers.length,
+    entries: s.entries.slice(0, 60).map((en) => (en.rows.length > 20 ? { ...en, rows: en.rows.slice(0, 20), rows_total: en.rows.length } : en)),
+    timers: s.timers.slice(0, 60),
+  }));
+}
+
+/** A window of the trace, parsed here, with long lists of cleared rows and the state cut. */
+function trimWindow(tw) {
+  if (tw.error) return tw;
+  for (const s of tw.steps) {
+    for (const e of s.events) {
+      if (e.type === 'cleared' && e.rows.length > 10) {
+        e.rows_total = e.rows.length;
+        e.rows = e.rows.slice(0, 10);
+      }
+    }
+  }
+  tw.state_end = trimState(tw.state_end);
+  return tw;
+}
+
 function answer(msg) {
+  if (msg.what === 'trace_window' || msg.what === 'state_at') {
+    if (!last || last.run !== msg.run) throw new Error('this result is no longer the engine worker\'s last run; run the scenario again');
+    // The engine runs up to the window (or step) untraced and stops after it.
+    if (msg.what === 'trace_window') return trimWindow(JSON.parse(wasm.trace_window(last.json, msg.from, msg.count)));
+    return trimState(wasm.state_at(last.json, msg.step));
+  }
   if (!kept || kept.run !== msg.run) throw new Error('this result is no longer kept by the engine worker; run the scenario again');
   const full = kept.full;
   if (msg.what === 'rows') {
@@ -101,6 +141,7 @@ self.onmessage = async (ev) => {
   self.postMessage({ id, type: 'phase', phase: 'loading the engine' });
   await ready;
   const { json, scenario } = scenarioJson(msg);
+  last = { run: id, json };
   self.postMessage({ id, type: 'phase', phase: 'running the engine' });
   const t0 = performance.now();
   const phases = {};
