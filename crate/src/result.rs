@@ -92,6 +92,25 @@ pub struct RowInfo {
     pub arrival: i64,
 }
 
+impl RowInfo {
+    /// The row `id` of the plan, as the traced result lists it.
+    pub fn of(plan: &Plan, id: RowId) -> RowInfo {
+        let r = plan.row(id);
+        RowInfo {
+            id,
+            side: r.stream,
+            line: r.line,
+            kind: r.kind,
+            values: r.values.clone(),
+            timestamp: r.ts,
+            key: r.key,
+            assigner: r.assigner,
+            subtask: r.subtask,
+            arrival: r.arrival,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StreamInfo {
     pub name: String,
@@ -106,6 +125,19 @@ pub struct KeyView {
     pub hash: i32,
     pub key_group: KeyGroup,
     pub subtask: SubtaskIndex,
+}
+
+impl KeyView {
+    /// The key `id` of the plan: its value, hash, key group and subtask.
+    pub fn of(plan: &Plan, id: KeyId) -> KeyView {
+        let k = &plan.keys[id.0 as usize];
+        KeyView {
+            value: k.value.clone(),
+            hash: k.hash,
+            key_group: k.key_group,
+            subtask: k.subtask,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -444,32 +476,13 @@ impl RunResult {
             steps: out.step_count,
             warnings: plan.warnings.clone(),
             rows: detail.then(|| {
-                plan.rows
-                    .iter()
-                    .enumerate()
-                    .map(|(i, r)| RowInfo {
-                        id: RowId(i as u32),
-                        side: r.stream,
-                        line: r.line,
-                        kind: r.kind,
-                        values: r.values.clone(),
-                        timestamp: r.ts,
-                        key: r.key,
-                        assigner: r.assigner,
-                        subtask: r.subtask,
-                        arrival: r.arrival,
-                    })
+                (0..plan.rows.len())
+                    .map(|i| RowInfo::of(plan, RowId(i as u32)))
                     .collect()
             }),
             keys: detail.then(|| {
-                plan.keys
-                    .iter()
-                    .map(|k| KeyView {
-                        value: k.value.clone(),
-                        hash: k.hash,
-                        key_group: k.key_group,
-                        subtask: k.subtask,
-                    })
+                (0..plan.keys.len())
+                    .map(|k| KeyView::of(plan, KeyId(k as u32)))
                     .collect()
             }),
             verdicts,

@@ -7,7 +7,7 @@
 //! page does not hold the full lists of a large input.
 
 use crate::error::Error;
-use crate::plan::{self, KeyId, Limits, Plan, RowId};
+use crate::plan::{self, KeyId, Limits, RowId};
 use crate::result::{KeyView, Late, Output, RowInfo, RunResult, SideOut, WindowOut};
 use crate::scenario::Scenario;
 use crate::sim::{self, RunOptions};
@@ -60,7 +60,7 @@ pub fn trace_window(scenario: &Scenario, from: usize, count: usize) -> Result<Tr
     let mut rows: BTreeMap<u32, RowInfo> = BTreeMap::new();
     let mut keys: Vec<KeyId> = Vec::new();
     let add_row = |id: RowId, rows: &mut BTreeMap<u32, RowInfo>| {
-        rows.entry(id.0).or_insert_with(|| row_info(&plan, id));
+        rows.entry(id.0).or_insert_with(|| RowInfo::of(&plan, id));
     };
     let (mut o, mut l, mut w) = (Vec::new(), Vec::new(), Vec::new());
     let mut so: Vec<(String, usize)> = Vec::new();
@@ -114,18 +114,7 @@ pub fn trace_window(scenario: &Scenario, from: usize, count: usize) -> Result<Tr
     keys.extend(rows.values().map(|r| r.key));
     let keys = keys
         .into_iter()
-        .map(|k| {
-            let kv = &plan.keys[k.0 as usize];
-            (
-                k.0,
-                KeyView {
-                    value: kv.value.clone(),
-                    hash: kv.hash,
-                    key_group: kv.key_group,
-                    subtask: kv.subtask,
-                },
-            )
-        })
+        .map(|k| (k.0, KeyView::of(&plan, k)))
         .collect();
     Ok(TraceWindow {
         from,
@@ -140,21 +129,4 @@ pub fn trace_window(scenario: &Scenario, from: usize, count: usize) -> Result<Tr
         windows,
         side_outputs,
     })
-}
-
-/// A row as in the traced result's `rows` (`RunResult::build`).
-fn row_info(plan: &Plan, id: RowId) -> RowInfo {
-    let r = plan.row(id);
-    RowInfo {
-        id,
-        side: r.stream,
-        line: r.line,
-        kind: r.kind,
-        values: r.values.clone(),
-        timestamp: r.ts,
-        key: r.key,
-        assigner: r.assigner,
-        subtask: r.subtask,
-        arrival: r.arrival,
-    }
 }
