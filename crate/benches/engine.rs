@@ -23,6 +23,9 @@
 //! reference workload only), `sim` (the materialised run only), `ops`, `probe`, `parse`,
 //! `trace_events`, `trace_full`.
 
+mod common;
+
+use common::{f, job_by_name, peak_rss_mb, size_name, u};
 use joinlab::plan::Plan;
 use joinlab::result::RunResult;
 use joinlab::sim::{RunOptions, RunOutput};
@@ -58,13 +61,6 @@ fn reference_name(job: Job) -> &'static str {
     }
 }
 
-fn job_by_name(s: &str) -> Job {
-    Job::ALL
-        .into_iter()
-        .find(|j| j.name() == s)
-        .unwrap_or_else(|| panic!("unknown job {s:?}"))
-}
-
 /// The generator of the operator benchmarks: 5 % late rows; the regular join (unbounded, so
 /// quadratic in rows per key) uses `N / 10` keys so each key keeps ~10 rows per side.
 fn bench_gen(job: Job, n: u64) -> Gen {
@@ -73,17 +69,6 @@ fn bench_gen(job: Job, n: u64) -> Gen {
         g.keys = (n / 10).max(1000);
     }
     g
-}
-
-/// Peak resident set size of this process, in MB.
-fn peak_rss_mb() -> f64 {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    s.lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse::<f64>().ok())
-        .map(|kb| kb / 1024.0)
-        .unwrap_or(f64::NAN)
 }
 
 /// CPU time (user + system) of this process so far, in seconds (`/proc/self/stat`, 10 ms
@@ -506,13 +491,6 @@ fn child(a: &Args, mode: &str, job: Job, n: u64, p: u32, reps: usize) -> Option<
     }
 }
 
-fn f(v: &serde_json::Value, k: &str) -> f64 {
-    v.get(k).and_then(|x| x.as_f64()).unwrap_or(f64::NAN)
-}
-fn u(v: &serde_json::Value, k: &str) -> u64 {
-    v.get(k).and_then(|x| x.as_u64()).unwrap_or(0)
-}
-
 fn rate(events: f64, s: f64) -> String {
     let r = events / s;
     if r >= 1e6 {
@@ -531,16 +509,6 @@ fn ms(s: f64) -> String {
         format!("{:.1} ms", s * 1e3)
     } else {
         format!("{s:.2} s")
-    }
-}
-
-fn size_name(n: u64) -> String {
-    if n >= 1_000_000 && n.is_multiple_of(1_000_000) {
-        format!("{}M", n / 1_000_000)
-    } else if n >= 1000 && n.is_multiple_of(1000) {
-        format!("{}k", n / 1000)
-    } else {
-        n.to_string()
     }
 }
 

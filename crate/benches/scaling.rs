@@ -18,6 +18,9 @@
 //! its own peak RSS (`VmHWM`). Results: a table on stdout and `DIR/scaling.md` +
 //! `DIR/scaling.jsonl` (default `target/bench`).
 
+mod common;
+
+use common::{f, job_by_name, peak_rss_mb, size_name, u};
 use joinlab::plan::Plan;
 use joinlab::scenario::{WindowKind, WindowSpec};
 use joinlab::sim::{RunOptions, RunOutput};
@@ -27,24 +30,6 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::Command;
 use std::time::Instant;
-
-fn job_by_name(s: &str) -> Job {
-    Job::ALL
-        .into_iter()
-        .find(|j| j.name() == s)
-        .unwrap_or_else(|| panic!("unknown job {s:?}"))
-}
-
-/// Peak resident set size of this process, in MB.
-fn peak_rss_mb() -> f64 {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    s.lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse::<f64>().ok())
-        .map(|kb| kb / 1024.0)
-        .unwrap_or(f64::NAN)
-}
 
 fn sim(plan: &Plan) -> (f64, RunOutput) {
     let t = Instant::now();
@@ -426,13 +411,6 @@ fn child(a: &Args, c: &Case) -> Option<serde_json::Value> {
     }
 }
 
-fn f(v: &serde_json::Value, k: &str) -> f64 {
-    v.get(k).and_then(|x| x.as_f64()).unwrap_or(f64::NAN)
-}
-fn u(v: &serde_json::Value, k: &str) -> u64 {
-    v.get(k).and_then(|x| x.as_u64()).unwrap_or(0)
-}
-
 fn ms(s: f64) -> String {
     if s.is_nan() {
         "–".into()
@@ -440,16 +418,6 @@ fn ms(s: f64) -> String {
         format!("{:.1} ms", s * 1e3)
     } else {
         format!("{s:.2} s")
-    }
-}
-
-fn size_name(n: u64) -> String {
-    if n >= 1_000_000 && n.is_multiple_of(1_000_000) {
-        format!("{}M", n / 1_000_000)
-    } else if n >= 1000 && n.is_multiple_of(1000) {
-        format!("{}k", n / 1000)
-    } else {
-        n.to_string()
     }
 }
 

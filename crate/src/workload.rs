@@ -1051,18 +1051,7 @@ mod tests {
         // p = 1: the probe samples `state()` after every element; the simulator's O(1) counters
         // (`Operator::state_rows`, sampled after every element and timer batch) must see the
         // same peaks. With 5 % late rows (dropped, side outputs, late firings) and without.
-        let jobs = [
-            Job::IntervalJoin,
-            Job::WindowJoinTumbling,
-            Job::WindowJoinSliding,
-            Job::WindowJoinSession,
-            Job::WindowCount,
-            Job::WindowAggLateness,
-            Job::SqlIntervalLeft,
-            Job::SqlIntervalFull,
-            Job::RegularJoin,
-            Job::Split,
-        ];
+        let jobs = Job::ALL;
         for gen in [Gen::with_late(400), Gen::reference(400)] {
             for job in jobs {
                 let plan = plan(job, &gen, 1);
