@@ -122,3 +122,21 @@ export function galleryFiles() {
     .sort()
     .map((f) => path.join(dir, f));
 }
+
+/** An interval join of two streams of n rows each, keys k0..k(keys-1), about one match per row. */
+export function bigScenario(n, keys = 1000) {
+  const l = [];
+  const r = [];
+  for (let i = 0; i < n; i++) {
+    l.push(`k${i % keys}, ${i}, ${i * 10}`);
+    r.push(`k${i % keys}, ${i}, ${i * 10 + 3}`);
+  }
+  return {
+    title: `big ${n}`,
+    job: { operator: 'interval_join', interval: { lower: -5, upper: 5 } },
+    streams: [
+      { name: 'l', columns: ['k', 'v:int', 'ts'], key: 'k', time: 'ts', rows: l.join('\n') },
+      { name: 'r', columns: ['k', 'v:int', 'ts'], key: 'k', time: 'ts', rows: r.join('\n') },
+    ],
+  };
+}

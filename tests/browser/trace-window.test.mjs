@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { setup, openPage, cliJson, ROOT } from './helpers.mjs';
+import { setup, openPage, cliJson, ROOT, bigScenario } from './helpers.mjs';
 import { execFileSync } from 'node:child_process';
 
 let env;
@@ -16,24 +16,6 @@ before(async () => {
 after(async () => {
   await env.close();
 });
-
-/** An interval join of two streams of n rows each (2n rows: above the 20,000-row trace limit). */
-function bigScenario(n, keys = 1000) {
-  const l = [];
-  const r = [];
-  for (let i = 0; i < n; i++) {
-    l.push(`k${i % keys}, ${i}, ${i * 10}`);
-    r.push(`k${i % keys}, ${i}, ${i * 10 + 3}`);
-  }
-  return {
-    title: `big ${n}`,
-    job: { operator: 'interval_join', interval: { lower: -5, upper: 5 } },
-    streams: [
-      { name: 'l', columns: ['k', 'v:int', 'ts'], key: 'k', time: 'ts', rows: l.join('\n') },
-      { name: 'r', columns: ['k', 'v:int', 'ts'], key: 'k', time: 'ts', rows: r.join('\n') },
-    ],
-  };
-}
 
 /** The CLI's full trace (`joinlab run FILE --json --trace`, with a state snapshot per step). */
 function cliTrace(file) {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { setup, openPage, cliJson, shownRows, tableCells } from './helpers.mjs';
+import { setup, openPage, cliJson, shownRows, tableCells, bigScenario } from './helpers.mjs';
 
 let env;
 before(async () => {
@@ -14,24 +14,6 @@ before(async () => {
 after(async () => {
   await env.close();
 });
-
-/** An interval join of two streams of n rows each, keys k0..k(keys-1), about one match per row. */
-function bigScenario(n, keys = 1000) {
-  const l = [];
-  const r = [];
-  for (let i = 0; i < n; i++) {
-    l.push(`k${i % keys}, ${i}, ${i * 10}`);
-    r.push(`k${i % keys}, ${i}, ${i * 10 + 3}`);
-  }
-  return {
-    title: `big ${n}`,
-    job: { operator: 'interval_join', interval: { lower: -5, upper: 5 } },
-    streams: [
-      { name: 'l', columns: ['k', 'v:int', 'ts'], key: 'k', time: 'ts', rows: l.join('\n') },
-      { name: 'r', columns: ['k', 'v:int', 'ts'], key: 'k', time: 'ts', rows: r.join('\n') },
-    ],
-  };
-}
 
 const statusText = (page) => page.textContent('#status');
 
