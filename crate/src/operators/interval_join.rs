@@ -311,7 +311,11 @@ impl Operator for IntervalJoin {
         // A timestamp already in the buffer has this very timer pending (the entry and its
         // timer are created together here and leave together in `on_event_time`), and
         // registering it again is a no-op in Flink's queue: skipped, so no timer is ever
-        // registered twice (`UNIQUE_TIMERS`).
+        // registered twice (`UNIQUE_TIMERS`). `IntervalJoinOperator.processElement` registers
+        // `cleanupTime` on every element; `onEventTime` maps a timer back to exactly one
+        // bucket (left: `t - upperBound` or `t`; right: `t + lowerBound` or `t`), the inverse
+        // of `cleanupTime`, and `HeapPriorityQueueSet.add` leaves the heap untouched for a
+        // timer already queued — so skipping the re-registration changes no firing order.
         if new_ts {
             cx.register_event_timer(key, cleanup, Cleanup { side, ts });
         }
