@@ -54,6 +54,10 @@ pub fn run_plan(plan: &Plan, opts: &RunOptions) -> Result<RunOutput, Error> {
         OperatorKind::SqlIntervalJoin => sim::simulate::<SqlIntervalJoin>(plan, opts),
         OperatorKind::RegularJoin => sim::simulate::<RegularJoin>(plan, opts),
         OperatorKind::Split => sim::simulate::<Split>(plan, opts),
+        OperatorKind::WindowTvfAggregate
+        | OperatorKind::WindowTvfJoin
+        | OperatorKind::TemporalJoin
+        | OperatorKind::LookupJoin => Err(not_simulated(plan)),
     }
 }
 
@@ -79,7 +83,18 @@ pub fn run_plan_draining(
             sim::simulate_draining::<RegularJoin>(plan, opts, chunk, consumer)
         }
         OperatorKind::Split => sim::simulate_draining::<Split>(plan, opts, chunk, consumer),
+        OperatorKind::WindowTvfAggregate
+        | OperatorKind::WindowTvfJoin
+        | OperatorKind::TemporalJoin
+        | OperatorKind::LookupJoin => Err(not_simulated(plan)),
     }
+}
+
+fn not_simulated(plan: &Plan) -> Error {
+    Error::config(
+        "job.operator",
+        format!("{:?} is not simulated yet", plan.operator),
+    )
 }
 
 /// Runs a scenario: parse and validate it, simulate it, and build the result. With `trace`,

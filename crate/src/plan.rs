@@ -559,6 +559,15 @@ fn validate_job(sc: &Scenario) -> Result<(), Error> {
                 return Err(Error::config("job.interval.lower", format!("lower bound {} is greater than upper bound {} (IntervalJoinOperator requires lower <= upper)", iv.lower.0, iv.upper.0)));
             }
         }
+        OperatorKind::WindowTvfAggregate
+        | OperatorKind::WindowTvfJoin
+        | OperatorKind::TemporalJoin
+        | OperatorKind::LookupJoin => {
+            return Err(Error::config(
+                "job.operator",
+                format!("{:?} is not simulated yet", job.operator),
+            ));
+        }
         OperatorKind::SqlIntervalJoin | OperatorKind::RegularJoin => {
             if job.sql.min_cleanup.0 < 0 {
                 return Err(Error::config("job.sql.min_cleanup", "must not be negative"));

@@ -348,6 +348,10 @@ fn operator_name(op: OperatorKind) -> &'static str {
         OperatorKind::SqlIntervalJoin => "SQL interval-join",
         OperatorKind::RegularJoin => "join",
         OperatorKind::Split => "process",
+        OperatorKind::WindowTvfAggregate => "WindowAggregate",
+        OperatorKind::WindowTvfJoin => "WindowJoin",
+        OperatorKind::TemporalJoin => "TemporalJoin",
+        OperatorKind::LookupJoin => "LookupJoin",
     }
 }
 

@@ -81,6 +81,19 @@ pub enum OperatorKind {
     RegularJoin,
     /// A `ProcessFunction` routing rows to the main output or to tagged side outputs.
     Split,
+    /// Flink SQL window aggregation over a window table-valued function:
+    /// `SELECT window_start, window_end, k, COUNT(*) … FROM TABLE(TUMBLE(…)) GROUP BY
+    /// window_start, window_end, k` ([`TvfSpec`], [`GroupSpec`]).
+    WindowTvfAggregate,
+    /// Flink SQL window join: both inputs windowed by the same TVF, joined on
+    /// `window_start`, `window_end` and the equi-keys ([`TvfSpec`], `sql.join`).
+    WindowTvfJoin,
+    /// Flink SQL event-time temporal join: `JOIN versioned FOR SYSTEM_TIME AS OF probe.rt`
+    /// (the right stream is the versioned table, keyed by its primary key).
+    TemporalJoin,
+    /// Flink SQL processing-time lookup join: `JOIN dim FOR SYSTEM_TIME AS OF probe.proc_time`
+    /// (the right stream is the dimension table, its rows changing at their arrival times).
+    LookupJoin,
 }
 
 impl OperatorKind {
@@ -92,13 +105,21 @@ impl OperatorKind {
                 | OperatorKind::IntervalJoin
                 | OperatorKind::SqlIntervalJoin
                 | OperatorKind::RegularJoin
+                | OperatorKind::WindowTvfJoin
+                | OperatorKind::TemporalJoin
+                | OperatorKind::LookupJoin
         )
     }
     /// Whether keys are Flink SQL `BinaryRowData` (hashed differently from Java `hashCode`).
     pub fn is_sql(self) -> bool {
         matches!(
             self,
-            OperatorKind::SqlIntervalJoin | OperatorKind::RegularJoin
+            OperatorKind::SqlIntervalJoin
+                | OperatorKind::RegularJoin
+                | OperatorKind::WindowTvfAggregate
+                | OperatorKind::WindowTvfJoin
+                | OperatorKind::TemporalJoin
+                | OperatorKind::LookupJoin
         )
     }
 }
@@ -139,6 +160,15 @@ pub struct Job {
     pub aggregate: AggregateSpec,
     #[serde(default, skip_serializing_if = "is_default")]
     pub split: SplitSpec,
+    /// The window table-valued function of a SQL window aggregation or window join.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub tvf: TvfSpec,
+    /// `GROUP BY` and aggregate calls of a SQL window aggregation.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub group: GroupSpec,
+    /// Flink SQL configuration that changes results (`SET 'key' = 'value'`).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub settings: SqlSettings,
 }
 
 impl Default for Job {
@@ -157,6 +187,9 @@ impl Default for Job {
             late_output: LateOutput::default(),
             aggregate: AggregateSpec::default(),
             split: SplitSpec::default(),
+            tvf: TvfSpec::default(),
+            group: GroupSpec::default(),
+            settings: SqlSettings::default(),
         }
     }
 }
@@ -290,6 +323,10 @@ pub enum JoinType {
     Left,
     Right,
     Full,
+    /// `WHERE l.k IN (SELECT …)` / `EXISTS`: each left row at most once (window join).
+    Semi,
+    /// `NOT IN` / `NOT EXISTS`: left rows without a match (window join).
+    Anti,
 }
 
 impl JoinType {
@@ -305,6 +342,8 @@ impl JoinType {
             JoinType::Left => "LEFT JOIN",
             JoinType::Right => "RIGHT JOIN",
             JoinType::Full => "FULL OUTER JOIN",
+            JoinType::Semi => "LEFT SEMI JOIN",
+            JoinType::Anti => "LEFT ANTI JOIN",
         }
     }
 }
@@ -380,6 +419,120 @@ pub struct SplitRoute {
     pub to: String,
 }
 
+/// Which window table-valued function windows the input(s).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TvfKind {
+    /// `TUMBLE(TABLE t, DESCRIPTOR(rt), size [, offset])`.
+    #[default]
+    Tumble,
+    /// `HOP(TABLE t, DESCRIPTOR(rt), slide, size [, offset])`.
+    Hop,
+    /// `CUMULATE(TABLE t, DESCRIPTOR(rt), step, size [, offset])`.
+    Cumulate,
+    /// `SESSION(TABLE t PARTITION BY k, DESCRIPTOR(rt), gap)`.
+    Session,
+}
+
+/// A window TVF's arguments. The time attribute is each stream's `time` column; `SESSION`'s
+/// `PARTITION BY` columns are the grouping (or join) keys.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TvfSpec {
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub kind: TvfKind,
+    /// Window size (`TUMBLE`, `HOP`, `CUMULATE`'s max size).
+    #[serde(default = "ten_seconds")]
+    pub size: Millis,
+    /// `HOP`'s slide.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slide: Option<Millis>,
+    /// `CUMULATE`'s step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<Millis>,
+    /// `SESSION`'s gap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gap: Option<Millis>,
+    /// The optional `offset` argument (`TUMBLE`, `HOP`, `CUMULATE`).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub offset: Millis,
+}
+
+impl Default for TvfSpec {
+    fn default() -> Self {
+        TvfSpec {
+            kind: TvfKind::Tumble,
+            size: ten_seconds(),
+            slide: None,
+            step: None,
+            gap: None,
+            offset: Millis(0),
+        }
+    }
+}
+
+/// An aggregate function of a SQL window aggregation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AggFunc {
+    /// `COUNT(*)` (no column) or `COUNT(col)` (non-null values).
+    #[default]
+    Count,
+    Sum,
+    Min,
+    Max,
+    Avg,
+}
+
+/// One aggregate call: `FUNC([DISTINCT] column) AS alias`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AggCall {
+    pub func: AggFunc,
+    /// The argument column; `None` is `COUNT(*)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<String>,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub distinct: bool,
+    /// The output column's name (Flink's default, e.g. `EXPR$3`, when empty).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub alias: String,
+}
+
+/// `GROUP BY window_start, window_end, keys…` (optionally `GROUPING SETS` / `ROLLUP` / `CUBE`
+/// over the keys) and the aggregate calls of a SQL window aggregation.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GroupSpec {
+    /// The grouping columns besides the window (in `GROUP BY` order).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<String>,
+    /// `GROUPING SETS ((…), (…))` over `keys`, already expanded from `ROLLUP` / `CUBE`;
+    /// `None` is a plain `GROUP BY`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grouping_sets: Option<Vec<Vec<String>>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aggregates: Vec<AggCall>,
+}
+
+/// Flink SQL options that change results, as `SET 'key' = 'value'` would give them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SqlSettings {
+    /// `table.exec.source.idle-timeout` (0 / absent: sources never go idle).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_idle_timeout: Option<Millis>,
+    /// `table.exec.state.ttl` (absent: state is kept forever).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_ttl: Option<Millis>,
+    /// The `/*+ STATE_TTL('left' = '…') */` hint on the left input of a regular join.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_ttl_left: Option<Millis>,
+    /// The `STATE_TTL` hint on the right input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_ttl_right: Option<Millis>,
+}
+
 /// One input stream: its schema and its rows as typed text.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -399,6 +552,10 @@ pub struct StreamSpec {
     /// This stream's own watermark settings, when they differ from the job's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watermark: Option<WatermarkSpec>,
+    /// `PRIMARY KEY (…) NOT ENFORCED` of a SQL table: the regular join's state view
+    /// (`JoinInputSideSpec`), the temporal join's versioned-table key.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub primary_key: Vec<String>,
 }
 
 impl Scenario {

@@ -310,6 +310,7 @@ fn stream_spec(side: usize, rows: String) -> StreamSpec {
         time: Some("ts".into()),
         rows,
         watermark: None,
+        primary_key: Vec::new(),
     }
 }
 
@@ -966,6 +967,10 @@ pub fn run_probed(plan: &Plan, every: usize) -> Result<(RunOutput, PeakState), E
         }
         OperatorKind::RegularJoin => crate::sim::simulate::<Probe<RegularJoin>>(plan, &opts),
         OperatorKind::Split => crate::sim::simulate::<Probe<Split>>(plan, &opts),
+        OperatorKind::WindowTvfAggregate
+        | OperatorKind::WindowTvfJoin
+        | OperatorKind::TemporalJoin
+        | OperatorKind::LookupJoin => crate::run_plan(plan, &opts),
     }?;
     let peak = PROBE.with(|p| p.borrow().peak);
     Ok((out, peak))

@@ -24,7 +24,12 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
         OperatorKind::WindowJoin => window_join(plan)?,
         OperatorKind::WindowAggregate => window_aggregate(plan)?,
         OperatorKind::Split => split(plan)?,
-        OperatorKind::SqlIntervalJoin | OperatorKind::RegularJoin => {
+        OperatorKind::SqlIntervalJoin
+        | OperatorKind::RegularJoin
+        | OperatorKind::WindowTvfAggregate
+        | OperatorKind::WindowTvfJoin
+        | OperatorKind::TemporalJoin
+        | OperatorKind::LookupJoin => {
             return Err(Error::config(
                 "job.operator",
                 "a SQL operator: use the SQL export",

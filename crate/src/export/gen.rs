@@ -287,6 +287,10 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
             }
             job.sql = sql;
         }
+        OperatorKind::WindowTvfAggregate
+        | OperatorKind::WindowTvfJoin
+        | OperatorKind::TemporalJoin
+        | OperatorKind::LookupJoin => {}
         OperatorKind::Split => {
             let mut routes = vec![
                 SplitRoute {
@@ -495,6 +499,7 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
             time: if no_time { None } else { Some("ts".into()) },
             rows: text.trim_end().to_string(),
             watermark: None,
+            primary_key: Vec::new(),
         });
     }
     if operator.is_sql() && g.chance(8) {
