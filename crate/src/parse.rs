@@ -584,6 +584,7 @@ mod tests {
             time: Some(time.into()),
             rows: rows.into(),
             watermark: None,
+            primary_key: Vec::new(),
         }
     }
 
