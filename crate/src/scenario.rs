@@ -9,7 +9,12 @@ use crate::time::Millis;
 use serde::{Deserialize, Serialize};
 
 /// The current format version. Older versions are migrated by [`Scenario::from_json`].
-pub const FORMAT_VERSION: u32 = 1;
+///
+/// - 1: the DataStream operators, the SQL interval join and the SQL regular join.
+/// - 2: adds the SQL operators (window TVF aggregation and join, temporal and lookup joins),
+///   `job.tvf`, `job.group`, `job.settings` and `streams[].primary_key`. A version-1 document
+///   is a version-2 document that uses none of these, so migration only renumbers it.
+pub const FORMAT_VERSION: u32 = 2;
 
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {
     *v == T::default()
@@ -570,12 +575,58 @@ impl Scenario {
             return Err(Error::config(
                 "version",
                 format!(
-                    "format version {} is not known (this build reads 1..={FORMAT_VERSION})",
+                    "format version {} is not known (this build reads versions 1 to {FORMAT_VERSION})",
                     sc.version
                 ),
             ));
         }
-        Ok(sc)
+        sc.migrate()
+    }
+
+    /// Brings an older document to [`FORMAT_VERSION`]. A version-1 document that uses a
+    /// version-2 feature is an error rather than a silent upgrade: it was written by hand or
+    /// by a build that did not know the field, and its author should see which.
+    fn migrate(mut self) -> Result<Scenario, Error> {
+        if self.version == 1 {
+            if let Some(field) = self.version_2_feature() {
+                return Err(Error::config(
+                    field,
+                    "this setting needs format version 2 (the document says \"version\": 1)",
+                ));
+            }
+            self.version = 2;
+        }
+        Ok(self)
+    }
+
+    /// The first field, if any, that only format version 2 has.
+    fn version_2_feature(&self) -> Option<&'static str> {
+        let job = &self.job;
+        if matches!(
+            job.operator,
+            OperatorKind::WindowTvfAggregate
+                | OperatorKind::WindowTvfJoin
+                | OperatorKind::TemporalJoin
+                | OperatorKind::LookupJoin
+        ) {
+            return Some("job.operator");
+        }
+        if matches!(job.sql.join, JoinType::Semi | JoinType::Anti) {
+            return Some("job.sql.join");
+        }
+        if !is_default(&job.tvf) {
+            return Some("job.tvf");
+        }
+        if !is_default(&job.group) {
+            return Some("job.group");
+        }
+        if !is_default(&job.settings) {
+            return Some("job.settings");
+        }
+        if self.streams.iter().any(|s| !s.primary_key.is_empty()) {
+            return Some("streams[].primary_key");
+        }
+        None
     }
 
     /// The scenario as JSON with every default left out (for share URLs).
@@ -598,7 +649,7 @@ mod tests {
         let sc = Scenario::default();
         assert_eq!(
             sc.to_compact_json(),
-            r#"{"version":1,"job":{"operator":"window_join"},"streams":[]}"#
+            r#"{"version":2,"job":{"operator":"window_join"},"streams":[]}"#
         );
         let back = Scenario::from_json(&sc.to_compact_json()).unwrap();
         assert_eq!(back, sc);
@@ -611,6 +662,39 @@ mod tests {
             Error::Json { line, .. } => assert_eq!(line, 2),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn version_1_documents_are_migrated() {
+        let sc =
+            Scenario::from_json(r#"{"version":1,"job":{"operator":"interval_join"}}"#).unwrap();
+        assert_eq!(sc.version, FORMAT_VERSION);
+        assert_eq!(sc.job.operator, OperatorKind::IntervalJoin);
+        // No version at all is the current one.
+        assert_eq!(Scenario::from_json("{}").unwrap().version, FORMAT_VERSION);
+    }
+
+    #[test]
+    fn version_1_documents_cannot_use_version_2_fields() {
+        let e =
+            Scenario::from_json(r#"{"version":1,"job":{"operator":"temporal_join"}}"#).unwrap_err();
+        assert!(
+            matches!(e, Error::Config { ref field, .. } if field == "job.operator"),
+            "{e:?}"
+        );
+        let e = Scenario::from_json(
+            r#"{"version":1,"streams":[{"name":"a","columns":["k"],"primary_key":["k"]}]}"#,
+        )
+        .unwrap_err();
+        assert!(matches!(e, Error::Config { ref field, .. } if field == "streams[].primary_key"));
+        let ok = Scenario::from_json(r#"{"version":2,"job":{"operator":"temporal_join"}}"#);
+        assert!(ok.is_ok());
+    }
+
+    #[test]
+    fn unknown_versions_name_the_known_ones() {
+        let e = Scenario::from_json(r#"{"version":99999}"#).unwrap_err();
+        assert!(e.to_string().contains("versions 1 to 2"), "{e}");
     }
 
     #[test]
