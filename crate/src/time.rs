@@ -151,6 +151,22 @@ impl<'de> Deserialize<'de> for Millis {
     }
 }
 
+/// A duration in the largest unit that divides it: `10 s`, `1 ms`, `5 min`, `2 h`.
+pub fn format_duration(ms: i64) -> String {
+    let (n, unit) = if ms == 0 {
+        (0, "ms")
+    } else if ms % 3_600_000 == 0 {
+        (ms / 3_600_000, "h")
+    } else if ms % 60_000 == 0 {
+        (ms / 60_000, "min")
+    } else if ms % 1_000 == 0 {
+        (ms / 1_000, "s")
+    } else {
+        (ms, "ms")
+    };
+    format!("{n} {unit}")
+}
+
 /// Parses a duration: plain milliseconds, a sum of unit terms (`1h 30m`, `2s`, `-5ms`, `1.5s`),
 /// or a clock form `HH:MM:SS[.mmm]` / `MM:SS`.
 pub fn parse_duration(text: &str) -> Result<i64, String> {
