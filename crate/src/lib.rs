@@ -12,6 +12,7 @@ pub mod export;
 pub mod fasthash;
 pub mod javahash;
 pub mod javamap;
+pub mod jsontext;
 pub mod operators;
 pub mod parse;
 pub mod partition;

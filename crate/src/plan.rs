@@ -195,8 +195,13 @@ fn check_delay(field: &str, w: &WatermarkSpec) -> Result<GeneratorConfig, Error>
     })
 }
 
-/// Resolves and validates a scenario.
+/// Resolves and validates a scenario. Values echoed in an error are shortened
+/// ([`Error::shortened`]).
 pub fn build(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
+    build_unchecked(scenario, limits).map_err(Error::shortened)
+}
+
+fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
     let job = &scenario.job;
     let op = job.operator;
     let mut warnings = Vec::new();
@@ -545,7 +550,7 @@ fn validate_job(sc: &Scenario) -> Result<(), Error> {
                             "the window size must be positive",
                         ));
                     }
-                    if w.offset.0.abs() >= w.size.0 {
+                    if w.offset.0.unsigned_abs() >= w.size.0.unsigned_abs() {
                         return Err(Error::config(
                             "job.window.offset",
                             "TumblingEventTimeWindows needs |offset| < size",
@@ -560,7 +565,7 @@ fn validate_job(sc: &Scenario) -> Result<(), Error> {
                             "SlidingEventTimeWindows needs size > 0 and slide > 0",
                         ));
                     }
-                    if w.offset.0.abs() >= slide {
+                    if w.offset.0.unsigned_abs() >= slide.unsigned_abs() {
                         return Err(Error::config(
                             "job.window.offset",
                             "SlidingEventTimeWindows needs |offset| < slide",

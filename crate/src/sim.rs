@@ -546,22 +546,26 @@ fn limit_error(plan: &Plan, b: &Budget, e: Exceeded, arrivals: usize) -> Error {
         Exceeded::Work(_) => {
             let w = b.largest();
             let n = thousands(b.count(w));
-            let why = match w {
-                Work::WindowAssignments => {
-                    let win = &job.window;
-                    match (win.kind, win.slide) {
-                        (crate::scenario::WindowKind::Sliding, Some(slide)) if slide.0 > 0 => {
-                            let per = (win.size.0 + slide.0 - 1) / slide.0;
-                            format!(
-                                "the sliding window puts every row in {} windows: size {} / slide {} (job.window.size, job.window.slide)",
-                                thousands(per as u64),
-                                crate::time::format_duration(win.size.0),
-                                crate::time::format_duration(slide.0)
-                            )
-                        }
-                        _ => "every row is assigned to windows (job.window)".to_string(),
-                    }
+            // A setting that multiplies the work of every row, named whatever grew.
+            let win = &job.window;
+            let sliding = match (win.kind, win.slide) {
+                (crate::scenario::WindowKind::Sliding, Some(slide))
+                    if slide.0 > 0 && win.size.0 / slide.0 >= 100 =>
+                {
+                    let per = (win.size.0 + slide.0 - 1) / slide.0;
+                    Some(format!(
+                        "the sliding window puts every row in {} windows: size {} / slide {} (job.window.size, job.window.slide)",
+                        thousands(per as u64),
+                        crate::time::format_duration(win.size.0),
+                        crate::time::format_duration(slide.0)
+                    ))
                 }
+                _ => None,
+            };
+            let why = match w {
+                Work::WindowAssignments => sliding
+                    .clone()
+                    .unwrap_or_else(|| "every row is assigned to windows (job.window)".into()),
                 Work::MergeSteps => "session windows stay in flight and every new row is merged against all of them: with no watermark (or one held back) nothing retires them, and rows out of order make this O(rows²) (job.window.gap, job.watermark)".to_string(),
                 Work::PairsTried => "the join pairs many rows (every row of a key with every row of the other side that matches): fewer rows per key, a narrower interval or smaller windows make fewer pairs".to_string(),
                 Work::TimerFirings => "timers fire for every window and key (job.window, job.allowed_lateness)".to_string(),
@@ -570,9 +574,13 @@ fn limit_error(plan: &Plan, b: &Budget, e: Exceeded, arrivals: usize) -> Error {
                     crate::time::format_duration(job.allowed_lateness.0)
                 ),
                 Work::TraceEvents | Work::SnapshotEntries => {
-                    "the trace records every step; run without the trace (--trace) or with fewer rows".to_string()
+                    "the trace records every step and the state after it; run without the trace (--trace) or with fewer rows".to_string()
                 }
                 Work::StateEntries => "the operator writes many state entries per row".to_string(),
+            };
+            let why = match sliding {
+                Some(s) if w != Work::WindowAssignments => format!("{s}, and {why}"),
+                _ => why,
             };
             format!(
                 "{why}; the run stopped {at}, having done {n} {} (work {} units, past the budget of {}); raise the budget with --max-work",
