@@ -47,6 +47,48 @@ impl Error {
             message: message.into(),
         }
     }
+    /// The same error with every value echoed in its message (and a stream name) cut to
+    /// [`crate::jsontext::MAX_VALUE_CHARS`] characters: a pasted value of megabytes must not
+    /// come back whole.
+    pub fn shortened(self) -> Error {
+        use crate::jsontext::{shorten, shorten_values, MAX_VALUE_CHARS};
+        match self {
+            Error::Json {
+                line,
+                column,
+                message,
+            } => Error::Json {
+                line,
+                column,
+                message: shorten_values(&message),
+            },
+            Error::Config { field, message } => Error::Config {
+                field: shorten(&field, MAX_VALUE_CHARS),
+                message: shorten_values(&message),
+            },
+            Error::Stream {
+                stream,
+                field,
+                message,
+            } => Error::Stream {
+                stream: shorten(&stream, MAX_VALUE_CHARS),
+                field,
+                message: shorten_values(&message),
+            },
+            Error::Row {
+                stream,
+                line,
+                column,
+                message,
+            } => Error::Row {
+                stream: shorten(&stream, MAX_VALUE_CHARS),
+                line,
+                column,
+                message: shorten_values(&message),
+            },
+            Error::Limit { message } => Error::Limit { message },
+        }
+    }
     pub fn stream(stream: &str, field: &str, message: impl Into<String>) -> Error {
         Error::Stream {
             stream: stream.to_string(),

@@ -6,11 +6,13 @@
 //! into a [`plan::Plan`] and run by [`sim::simulate`]; [`run`] does both and returns a
 //! [`result::RunResult`], the document the CLI prints and the page draws.
 
+pub mod budget;
 pub mod error;
 pub mod export;
 pub mod fasthash;
 pub mod javahash;
 pub mod javamap;
+pub mod jsontext;
 pub mod operators;
 pub mod parse;
 pub mod partition;
@@ -113,7 +115,16 @@ pub fn run(scenario: &Scenario, trace: bool) -> Result<RunResult, Error> {
 
 /// Runs a scenario with explicit options.
 pub fn run_with(scenario: &Scenario, opts: &RunOptions) -> Result<RunResult, Error> {
-    let plan = plan::build(scenario, Limits::default())?;
+    run_limited(scenario, opts, Limits::default())
+}
+
+/// Runs a scenario with explicit options and budgets ([`budget`]).
+pub fn run_limited(
+    scenario: &Scenario,
+    opts: &RunOptions,
+    limits: Limits,
+) -> Result<RunResult, Error> {
+    let plan = plan::build(scenario, limits)?;
     let out = run_plan(&plan, opts)?;
     Ok(RunResult::build(&plan, out, opts.trace))
 }

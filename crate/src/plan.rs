@@ -84,13 +84,48 @@ pub struct Limits {
     pub windows_per_row: i64,
     /// Outputs of all kinds before the run stops with an error.
     pub max_outputs: usize,
+    /// The work budget in weighted units of about 3 ns native each ([`crate::budget`]).
+    pub max_work: u64,
+    /// The memory budget: estimated bytes of state, results and trace ([`crate::budget`]).
+    pub max_memory: u64,
+    /// State entries and timers copied into traced snapshots before the trace stops taking
+    /// them (later steps' state is computed on demand, `RunOptions::stop_after`).
+    pub max_snapshot_entries: u64,
 }
+
+/// The default work budget: 10^9 units, about 3 s of the cheapest work natively (≈ 4–5 s in
+/// WebAssembly). Every gallery scenario needs less than 10^6 and a million-row run of
+/// the benchmark workloads about 10^8; the O(n²) cases (session windows with no watermark
+/// and rows in reverse order, a 1 ms slide on a long window) reach it within seconds.
+pub const DEFAULT_MAX_WORK: u64 = 1_000_000_000;
+/// The default memory budget: 1 GiB of state, results and trace (estimated). A 32-bit
+/// WebAssembly heap ends at 4 GiB and the JSON of a result is a few times its size in memory.
+pub const DEFAULT_MAX_MEMORY: u64 = 1 << 30;
+/// The default cap on snapshot entries in a trace: a million (about 100 MB in memory and
+/// 150 MB of JSON; a gallery scenario needs a few hundred).
+pub const DEFAULT_MAX_SNAPSHOT_ENTRIES: u64 = 1_000_000;
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
             windows_per_row: 10_000,
             max_outputs: 20_000_000,
+            max_work: DEFAULT_MAX_WORK,
+            max_memory: DEFAULT_MAX_MEMORY,
+            max_snapshot_entries: DEFAULT_MAX_SNAPSHOT_ENTRIES,
+        }
+    }
+}
+
+impl Limits {
+    /// No budget at all (benchmarks and big-run tests).
+    pub fn unlimited() -> Limits {
+        Limits {
+            windows_per_row: 10_000,
+            max_outputs: usize::MAX,
+            max_work: u64::MAX,
+            max_memory: u64::MAX,
+            max_snapshot_entries: u64::MAX,
         }
     }
 }
@@ -160,8 +195,13 @@ fn check_delay(field: &str, w: &WatermarkSpec) -> Result<GeneratorConfig, Error>
     })
 }
 
-/// Resolves and validates a scenario.
+/// Resolves and validates a scenario. Values echoed in an error are shortened
+/// ([`Error::shortened`]).
 pub fn build(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
+    build_unchecked(scenario, limits).map_err(Error::shortened)
+}
+
+fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
     let job = &scenario.job;
     let op = job.operator;
     let mut warnings = Vec::new();
@@ -510,7 +550,7 @@ fn validate_job(sc: &Scenario) -> Result<(), Error> {
                             "the window size must be positive",
                         ));
                     }
-                    if w.offset.0.abs() >= w.size.0 {
+                    if w.offset.0.unsigned_abs() >= w.size.0.unsigned_abs() {
                         return Err(Error::config(
                             "job.window.offset",
                             "TumblingEventTimeWindows needs |offset| < size",
@@ -525,7 +565,7 @@ fn validate_job(sc: &Scenario) -> Result<(), Error> {
                             "SlidingEventTimeWindows needs size > 0 and slide > 0",
                         ));
                     }
-                    if w.offset.0.abs() >= slide {
+                    if w.offset.0.unsigned_abs() >= slide.unsigned_abs() {
                         return Err(Error::config(
                             "job.window.offset",
                             "SlidingEventTimeWindows needs |offset| < slide",

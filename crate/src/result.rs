@@ -478,7 +478,12 @@ impl RunResult {
             state_empty: out.state_empty,
             final_state,
             steps: out.step_count,
-            warnings: plan.warnings.clone(),
+            warnings: plan
+                .warnings
+                .iter()
+                .cloned()
+                .chain(out.snapshots_cut.map(|step| format!("the trace has state snapshots up to step {step} only (it would grow past {} entries); the state at a later step is computed when asked for", plan.limits.max_snapshot_entries)))
+                .collect(),
             rows: detail.then(|| {
                 (0..plan.rows.len())
                     .map(|i| RowInfo::of(plan, RowId(i as u32)))

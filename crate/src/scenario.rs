@@ -565,20 +565,62 @@ pub struct StreamSpec {
 
 impl Scenario {
     /// Parses a scenario document, migrating older format versions.
+    ///
+    /// Errors are in the user's terms ([`crate::jsontext`]): a value of the wrong type or out
+    /// of range names its setting (`job.window.size: …`) rather than a JSON position, and
+    /// the nesting depth is checked before parsing.
     pub fn from_json(text: &str) -> Result<Scenario, Error> {
-        let sc: Scenario = serde_json::from_str(text).map_err(|e| Error::Json {
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
+        use crate::jsontext;
+        if let Some((at, path)) = jsontext::too_deep(text, jsontext::MAX_DEPTH) {
+            let (line, column) = jsontext::line_col(text, at);
+            let field = if path.is_empty() {
+                "document".to_string()
+            } else {
+                path
+            };
+            return Err(Error::Json {
+                line,
+                column,
+                message: format!(
+                    "{field}: nested more than {} levels deep",
+                    jsontext::MAX_DEPTH
+                ),
+            });
+        }
+        let sc: Scenario = serde_json::from_str(text).map_err(|e| {
+            let raw = e.to_string();
+            let message = jsontext::strip_position(&raw);
+            if e.classify() != serde_json::error::Category::Data {
+                return Error::Json {
+                    line: e.line(),
+                    column: e.column(),
+                    message: jsontext::shorten_values(message),
+                };
+            }
+            let path = jsontext::path_at(text, jsontext::offset_of(text, e.line(), e.column()));
+            if path == "version" {
+                let v = serde_json::from_str::<serde_json::Value>(text)
+                    .ok()
+                    .and_then(|v| v.get("version").map(|v| v.to_string()))
+                    .unwrap_or_default();
+                return unknown_version(&jsontext::shorten(&v, 40));
+            }
+            let message = jsontext::shorten_values(&jsontext::humanize(message));
+            if path.is_empty() || message.starts_with("unknown field") {
+                Error::Json {
+                    line: e.line(),
+                    column: e.column(),
+                    message,
+                }
+            } else {
+                Error::Config {
+                    field: path,
+                    message,
+                }
+            }
         })?;
         if sc.version == 0 || sc.version > FORMAT_VERSION {
-            return Err(Error::config(
-                "version",
-                format!(
-                    "format version {} is not known (this build reads versions 1 to {FORMAT_VERSION})",
-                    sc.version
-                ),
-            ));
+            return Err(unknown_version(&sc.version.to_string()));
         }
         sc.migrate()
     }
@@ -640,6 +682,19 @@ impl Scenario {
     }
 }
 
+/// The error of a format version this build does not read.
+fn unknown_version(v: &str) -> Error {
+    let known: Vec<String> = (1..=FORMAT_VERSION).map(|v| v.to_string()).collect();
+    Error::config(
+        "version",
+        format!(
+            "format version {v} is not known; this build reads version{} {}",
+            if known.len() > 1 { "s" } else { "" },
+            known.join(", ")
+        ),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -694,7 +749,7 @@ mod tests {
     #[test]
     fn unknown_versions_name_the_known_ones() {
         let e = Scenario::from_json(r#"{"version":99999}"#).unwrap_err();
-        assert!(e.to_string().contains("versions 1 to 2"), "{e}");
+        assert!(e.to_string().contains("versions 1, 2"), "{e}");
     }
 
     #[test]

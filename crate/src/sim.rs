@@ -6,6 +6,7 @@
 //! fired, then forwarded (`AbstractStreamOperator.processWatermark`) — before the next
 //! arrival. Processing time is simulated: it is the arrival time of the current row.
 
+use crate::budget::{megabytes, thousands, Budget, Exceeded, Memory, Work};
 use crate::error::Error;
 use crate::operators::{Ctx, Operator, Sink, WatermarkOrigin};
 use crate::parse::Side;
@@ -72,6 +73,11 @@ pub struct RunOutput {
     pub peak_timers: usize,
     /// With [`with_trace_window`], when the run reached the window.
     pub window_start: Option<WindowStart>,
+    /// With snapshots: the step from which the trace has none, the run having copied
+    /// `Limits::max_snapshot_entries` into earlier ones.
+    pub snapshots_cut: Option<usize>,
+    /// Work units the run used ([`crate::budget`]).
+    pub work: u64,
 }
 
 enum Inputs {
@@ -139,6 +145,11 @@ impl<O: Operator> Sub<O> {
                 break;
             };
             self.touched = true;
+            if !sink.budget.charge(Work::TimerFirings, 1) {
+                // Past the budget: the run stops after this step (the timer is consumed, as
+                // nothing of this run is kept).
+                break;
+            }
             if sink.tracing {
                 sink.events.push(Event::TimerFired {
                     subtask: SubtaskIndex(j as u32),
@@ -199,6 +210,10 @@ struct Sim<'p, 'c, O: Operator> {
     total_timers: usize,
     peak_rows: usize,
     peak_timers: usize,
+    /// State entries and timers copied into snapshots so far, and the step at which the
+    /// snapshots stopped (`Limits::max_snapshot_entries`).
+    snapshot_entries: u64,
+    snapshots_cut: Option<usize>,
 }
 
 /// A progress callback: `(every, f)` calls `f(arrivals done, arrivals in all)` every `every`
@@ -338,6 +353,7 @@ fn simulate_inner<'c, O: Operator>(
         sink: Sink {
             tracing: opts.trace && window.is_none(),
             max_outputs: plan.limits.max_outputs,
+            budget: Budget::new(plan.limits.max_work, plan.limits.max_memory),
             ..Sink::default()
         },
         steps: Vec::new(),
@@ -363,6 +379,8 @@ fn simulate_inner<'c, O: Operator>(
         total_timers: 0,
         peak_rows: 0,
         peak_timers: 0,
+        snapshot_entries: 0,
+        snapshots_cut: None,
     };
     if window.is_some_and(|(from, _)| from == 0) {
         sim.window_start = Some(sim.window_start());
@@ -410,6 +428,9 @@ fn simulate_inner<'c, O: Operator>(
                 ),
             });
         }
+        if let Some(e) = sim.sink.budget.exceeded() {
+            return Err(limit_error(plan, &sim.sink.budget, e, i + 1));
+        }
         if sim.stopped.is_some() {
             break;
         }
@@ -424,6 +445,9 @@ fn simulate_inner<'c, O: Operator>(
                 plan.limits.max_outputs
             ),
         });
+    }
+    if let Some(e) = sim.sink.budget.exceeded() {
+        return Err(limit_error(plan, &sim.sink.budget, e, plan.arrivals.len()));
     }
     if let Some((consumer, _)) = sim.drain.as_mut() {
         sim.sink.drain(&mut **consumer);
@@ -449,6 +473,7 @@ fn simulate_inner<'c, O: Operator>(
         .iter()
         .map(|v| v.iter().map(|s| s.a.last_emitted).collect())
         .collect();
+    let work = sim.sink.budget.used();
     Ok(RunOutput {
         sink: sim.sink,
         steps: sim.steps,
@@ -460,7 +485,112 @@ fn simulate_inner<'c, O: Operator>(
         peak_state_rows: sim.peak_rows,
         peak_timers: sim.peak_timers,
         window_start: sim.window_start,
+        snapshots_cut: sim.snapshots_cut,
+        work,
     })
+}
+
+/// Estimated bytes of one snapshot.
+fn snapshot_bytes(s: &SubtaskState) -> u64 {
+    use crate::trace::StateEntry;
+    use std::mem::size_of;
+    let entries: usize = s
+        .entries
+        .iter()
+        .map(|e| size_of::<StateEntry>() + e.scope.len() + e.rows.len() * 4)
+        .sum();
+    let timers: usize = s
+        .timers
+        .iter()
+        .map(|t| size_of::<TimerView>() + t.what.len())
+        .sum();
+    (size_of::<SubtaskState>() + entries + timers) as u64
+}
+
+/// The message of a run stopped by its budget: what grew, how far, and the settings that
+/// made it grow. `arrivals` is how many arrivals had been read.
+fn limit_error(plan: &Plan, b: &Budget, e: Exceeded, arrivals: usize) -> Error {
+    let job = &plan.scenario.job;
+    let at = format!(
+        "after {} of {} input rows and watermark rows",
+        thousands(arrivals as u64),
+        thousands(plan.arrivals.len() as u64)
+    );
+    let message = match e {
+        Exceeded::Memory => {
+            let m = b.memory;
+            let (what, bytes, hint) = if m.trace >= m.state && m.trace >= m.results {
+                (
+                    "the trace",
+                    m.trace,
+                    "run without the trace (--trace), or with fewer rows",
+                )
+            } else if m.state >= m.results {
+                ("operator state", m.state, "the watermark delay, the window size, the interval bounds or the state TTL keep rows in state; lower them or give fewer rows")
+            } else {
+                (
+                    "the results",
+                    m.results,
+                    "fewer rows, smaller windows or a narrower join make fewer results",
+                )
+            };
+            format!(
+                "{what} grew to about {} ({at}), past the memory budget of {} (state {}, results {}, trace {}); {hint}; raise the budget with --max-memory",
+                megabytes(bytes),
+                megabytes(b.max_memory()),
+                megabytes(m.state),
+                megabytes(m.results),
+                megabytes(m.trace),
+            )
+        }
+        Exceeded::Work(_) => {
+            let w = b.largest();
+            let n = thousands(b.count(w));
+            // A setting that multiplies the work of every row, named whatever grew.
+            let win = &job.window;
+            let sliding = match (win.kind, win.slide) {
+                (crate::scenario::WindowKind::Sliding, Some(slide))
+                    if slide.0 > 0 && win.size.0 / slide.0 >= 100 =>
+                {
+                    let per = (win.size.0 + slide.0 - 1) / slide.0;
+                    Some(format!(
+                        "the sliding window puts every row in {} windows: size {} / slide {} (job.window.size, job.window.slide)",
+                        thousands(per as u64),
+                        crate::time::format_duration(win.size.0),
+                        crate::time::format_duration(slide.0)
+                    ))
+                }
+                _ => None,
+            };
+            let why = match w {
+                Work::WindowAssignments => sliding
+                    .clone()
+                    .unwrap_or_else(|| "every row is assigned to windows (job.window)".into()),
+                Work::MergeSteps => "session windows stay in flight and every new row is merged against all of them: with no watermark (or one held back) nothing retires them, and rows out of order make this O(rows²) (job.window.gap, job.watermark)".to_string(),
+                Work::PairsTried => "the join pairs many rows (every row of a key with every row of the other side that matches): fewer rows per key, a narrower interval or smaller windows make fewer pairs".to_string(),
+                Work::TimerFirings => "timers fire for every window and key (job.window, job.allowed_lateness)".to_string(),
+                Work::ResultRows => format!(
+                    "windows re-fire on every allowed-late row and each firing lists the window's rows (job.allowed_lateness = {})",
+                    crate::time::format_duration(job.allowed_lateness.0)
+                ),
+                Work::TraceEvents | Work::SnapshotEntries => {
+                    "the trace records every step and the state after it; run without the trace (--trace) or with fewer rows".to_string()
+                }
+                Work::StateEntries => "the operator writes many state entries per row".to_string(),
+            };
+            let why = match sliding {
+                Some(s) if w != Work::WindowAssignments => format!("{s}, and {why}"),
+                _ => why,
+            };
+            format!(
+                "{why}; the run stopped {at}, having done {n} {} (work {} units, past the budget of {}); raise the budget with --max-work",
+                w.words(),
+                thousands(b.used()),
+                thousands(b.max_work()),
+            )
+        }
+    };
+    Error::Limit { message }
 }
 
 fn arrival_time(plan: &Plan, a: &Arrival) -> i64 {
@@ -563,20 +693,43 @@ impl<O: Operator> Sim<'_, '_, O> {
         // `touched` and the step's events are only read here, for the trace.
         if self.sink.tracing {
             let events = std::mem::take(&mut self.sink.events);
+            let mut bytes = (events.len() * std::mem::size_of::<Event>()) as u64;
+            self.sink
+                .budget
+                .charge(Work::TraceEvents, events.len() as u64);
             let mut state = Vec::new();
             for j in 0..self.subs.len() {
                 if self.subs[j].touched {
                     self.subs[j].touched = false;
                     if self.snapshots {
-                        state.push(self.snapshot(j));
+                        // Snapshots grow as steps × state: count the entries before copying
+                        // them, and stop taking snapshots past the cap (the state of a later
+                        // step is computed on demand, `RunOptions::stop_after`).
+                        let s = &self.subs[j];
+                        let n = (s.rows + s.timers.len() + s.ptimers.len() + 1) as u64;
+                        if self.snapshot_entries.saturating_add(n)
+                            > self.plan.limits.max_snapshot_entries
+                        {
+                            self.snapshots = false;
+                            self.snapshots_cut = Some(self.sink.step);
+                            continue;
+                        }
+                        self.snapshot_entries += n;
+                        self.sink.budget.charge(Work::SnapshotEntries, n);
+                        let snap = self.snapshot(j);
+                        bytes += snapshot_bytes(&snap);
+                        state.push(snap);
                     }
                 }
             }
+            self.sink.budget.trace_bytes = self.sink.budget.trace_bytes.saturating_add(bytes);
             if let Some(step) = self.steps.last_mut() {
                 step.events = events;
                 step.state = state;
             }
         }
+        let memory = self.memory();
+        self.sink.budget.check_memory(memory);
         if self.stopped.is_none() && self.stop_after == Some(self.step_count - 1) {
             self.stopped = Some((0..self.subs.len()).map(|j| self.snapshot(j)).collect());
         }
@@ -625,6 +778,26 @@ impl<O: Operator> Sim<'_, '_, O> {
         (s.rows, s.timer_count) = (rows, timers);
         self.peak_rows = self.peak_rows.max(self.total_rows);
         self.peak_timers = self.peak_timers.max(self.total_timers);
+    }
+
+    /// The run's estimated memory after a step (O(1)): state rows and timers as sampled,
+    /// results held, the trace so far.
+    fn memory(&self) -> Memory {
+        use crate::operators::{LateRow, WindowResult};
+        use std::mem::size_of;
+        let s = &self.sink;
+        let timers: usize = self.total_timers;
+        Memory {
+            // A buffered row: its id and its share of a map entry; a timer: heap entry, set
+            // entry and namespace.
+            state: (self.total_rows as u64) * 16 + (timers as u64) * 64,
+            results: (s.outputs.len() * 32
+                + s.output_windows.len() * 24
+                + s.windows.len() * size_of::<WindowResult>()
+                + s.late.len() * size_of::<LateRow>()) as u64
+                + s.budget.result_rows * 4,
+            trace: s.budget.trace_bytes + (self.steps.len() * size_of::<Step>()) as u64,
+        }
     }
 
     fn ctx_parts(&mut self, j: usize) -> (&mut Sub<O>, &mut Sink) {

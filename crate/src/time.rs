@@ -123,24 +123,31 @@ impl<'de> Deserialize<'de> for Millis {
                 )
             }
             fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Millis, E> {
-                if v.abs() > MAX_TYPED_MS {
-                    return Err(E::custom(format!("{v} ms is out of range (at most ±2^53)")));
+                // `unsigned_abs`: `i64::MIN.abs()` overflows (and wraps to i64::MIN, which
+                // would pass a `> MAX` check in a release build).
+                if v.unsigned_abs() > MAX_TYPED_MS as u64 {
+                    return Err(E::custom(out_of_range(&v.to_string())));
                 }
                 Ok(Millis(v))
             }
             fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Millis, E> {
                 if v > MAX_TYPED_MS as u64 {
-                    return Err(E::custom(format!("{v} ms is out of range (at most ±2^53)")));
+                    return Err(E::custom(out_of_range(&v.to_string())));
                 }
                 Ok(Millis(v as i64))
             }
             fn visit_f64<E: serde::de::Error>(self, f: f64) -> Result<Millis, E> {
-                if f.fract() == 0.0 && f.abs() <= MAX_TYPED_MS as f64 {
-                    Ok(Millis(f as i64))
-                } else {
+                if !f.is_finite() || f.abs() > MAX_TYPED_MS as f64 {
+                    Err(E::custom(out_of_range(&crate::jsontext::shorten(
+                        &f.to_string(),
+                        40,
+                    ))))
+                } else if f.fract() != 0.0 {
                     Err(E::custom(format!(
                         "{f} is not a whole number of milliseconds"
                     )))
+                } else {
+                    Ok(Millis(f as i64))
                 }
             }
             fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Millis, E> {
@@ -151,12 +158,40 @@ impl<'de> Deserialize<'de> for Millis {
     }
 }
 
+/// The message of a typed time past ±2^53 ms.
+fn out_of_range(v: &str) -> String {
+    format!("{v} ms is out of range: a time must be within ±2^53 ms (about ±285,000 years)")
+}
+
+/// A duration in the largest unit that divides it: `10 s`, `1 ms`, `5 min`, `2 h`.
+pub fn format_duration(ms: i64) -> String {
+    let (n, unit) = if ms == 0 {
+        (0, "ms")
+    } else if ms % 3_600_000 == 0 {
+        (ms / 3_600_000, "h")
+    } else if ms % 60_000 == 0 {
+        (ms / 60_000, "min")
+    } else if ms % 1_000 == 0 {
+        (ms / 1_000, "s")
+    } else {
+        (ms, "ms")
+    };
+    format!("{n} {unit}")
+}
+
 /// Parses a duration: plain milliseconds, a sum of unit terms (`1h 30m`, `2s`, `-5ms`, `1.5s`),
 /// or a clock form `HH:MM:SS[.mmm]` / `MM:SS`.
 pub fn parse_duration(text: &str) -> Result<i64, String> {
     let t = text.trim();
     if t.is_empty() {
         return Err("empty time value".into());
+    }
+    let b = t.as_bytes();
+    if b.len() >= 10 && b[4] == b'-' && b[7] == b'-' && b[..4].iter().all(u8::is_ascii_digit) {
+        return Err(format!(
+            "{:?} is a date; this setting is a duration, such as \"5s\", \"10 min\" or \"00:01:03\"",
+            crate::jsontext::shorten(t, 40)
+        ));
     }
     let (neg, body) = match t.strip_prefix('-') {
         Some(rest) => (true, rest.trim_start()),
@@ -167,8 +202,12 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
     } else {
         parse_unit_terms(body)?
     };
-    let v = if neg { -v } else { v };
-    if v.abs() > MAX_TYPED_MS {
+    let v = if neg {
+        v.checked_neg().unwrap_or(i64::MIN)
+    } else {
+        v
+    };
+    if v.unsigned_abs() > MAX_TYPED_MS as u64 {
         return Err(format!("{t:?} is out of range (at most ±2^53 ms)"));
     }
     Ok(v)

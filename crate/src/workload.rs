@@ -334,12 +334,9 @@ pub fn scenario(job: Job, gen: &Gen, parallelism: u32) -> Scenario {
     }
 }
 
-/// Limits for big runs: no cap on the number of outputs.
+/// Limits for big runs: no cap on the number of outputs, no work or memory budget.
 pub fn limits() -> Limits {
-    Limits {
-        max_outputs: usize::MAX,
-        ..Limits::default()
-    }
+    Limits::unlimited()
 }
 
 /// The plan of `job` on `gen`'s events, built directly: the same plan [`crate::plan::build`]

@@ -1,77 +1,186 @@
 //! `joinlab`: run scenarios from the command line.
 //!
 //! ```text
-//! joinlab run FILE [--json] [--trace]   print outputs, late rows, side outputs, watermarks
+//! joinlab run FILE [--json] [--trace] [--max-work N] [--max-memory MB]
+//!                                       print outputs, late rows, side outputs, watermarks
 //! joinlab bless FILE...                 write FILE's expected output beside it (NAME.expected.json)
 //! joinlab check FILE...                 compare each scenario with its expected output
 //! joinlab export FILE --flink-java|--flink-sql [--class NAME] [--data]   print a runnable Flink job
 //!                                       (--data: only its rows and events, for `--data FILE`)
 //! joinlab gen --seed S --count N --out DIR   write N random scenarios (conformance suite)
 //! ```
+//!
+//! Every run has the engine's work and memory budgets (`joinlab::budget`; defaults in
+//! `joinlab::plan::Limits`): a run past them stops with a message saying what grew and
+//! which setting made it grow. `--max-work N` (work units, about 3 ns each) and
+//! `--max-memory MB` raise them; `0` means no budget.
+//!
+//! Output goes through [`out`]: a closed pipe (`joinlab run X --json | head -c 10`) ends the
+//! program quietly with exit code 141 (128 + SIGPIPE, what a shell reports for a program
+//! killed by a closed pipe) instead of a panic.
 
+use joinlab::plan::Limits;
 use joinlab::result::{RowRef, RunResult};
 use joinlab::scenario::Scenario;
+use joinlab::sim::RunOptions;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
-  joinlab run FILE [--json] [--trace]
+  joinlab run FILE [--json] [--trace] [--max-work N] [--max-memory MB]
   joinlab bless FILE...
   joinlab check FILE...
   joinlab export FILE --flink-java|--flink-sql [--class NAME]
-  joinlab gen --seed S --count N --out DIR";
+  joinlab gen --seed S --count N --out DIR
+
+budgets (0: none):
+  --max-work N      work units (about 3 ns each), default 1000000000
+  --max-memory MB   estimated memory of state, results and trace, default 1024";
+
+/// Why the program stops.
+enum Fail {
+    /// A message for stderr, exit code 1.
+    Msg(String),
+    /// stdout was closed by its reader: stop quietly.
+    Pipe,
+}
+
+impl From<String> for Fail {
+    fn from(s: String) -> Fail {
+        Fail::Msg(s)
+    }
+}
+
+impl From<&str> for Fail {
+    fn from(s: &str) -> Fail {
+        Fail::Msg(s.to_string())
+    }
+}
+
+/// Writes `text` to stdout; a closed pipe becomes [`Fail::Pipe`].
+fn out(text: &str) -> Result<(), Fail> {
+    let mut o = std::io::stdout().lock();
+    o.write_all(text.as_bytes())
+        .and_then(|()| o.flush())
+        .map_err(io_fail)
+}
+
+fn io_fail(e: std::io::Error) -> Fail {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        Fail::Pipe
+    } else {
+        Fail::Msg(format!("writing the output: {e}"))
+    }
+}
+
+/// Writes a line to stderr, ignoring a closed stderr (`eprintln!` would panic).
+fn say(text: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
+/// The value after `--name`, parsed as a whole number.
+fn flag_number(args: &[String], name: &str) -> Result<Option<u64>, Fail> {
+    let Some(i) = args.iter().position(|a| a == name) else {
+        return Ok(None);
+    };
+    let v = args
+        .get(i + 1)
+        .ok_or_else(|| Fail::Msg(format!("{name} needs a number")))?;
+    let v = v.replace(['_', ','], "");
+    v.parse::<u64>()
+        .map(Some)
+        .map_err(|_| Fail::Msg(format!("{name} needs a whole number, not {v:?}")))
+}
+
+/// The budgets of a run from the command line.
+fn limits(args: &[String]) -> Result<Limits, Fail> {
+    let mut l = Limits::default();
+    if let Some(n) = flag_number(args, "--max-work")? {
+        l.max_work = if n == 0 { u64::MAX } else { n };
+    }
+    if let Some(mb) = flag_number(args, "--max-memory")? {
+        l.max_memory = if mb == 0 {
+            u64::MAX
+        } else {
+            mb.saturating_mul(1 << 20)
+        };
+        // The snapshot cap follows the memory budget (about 100 bytes an entry).
+        l.max_snapshot_entries = (l.max_memory / 512).max(l.max_snapshot_entries);
+    }
+    Ok(l)
+}
+
+/// Flags that take a value.
+const VALUED: [&str; 4] = ["--max-work", "--max-memory", "--class", "--out"];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(cmd) = args.first() else {
-        eprintln!("{USAGE}");
+        say(USAGE);
         return ExitCode::from(2);
     };
-    let flags: Vec<&str> = args[1..]
+    let rest = &args[1..];
+    let flags: Vec<&str> = rest
         .iter()
         .filter(|a| a.starts_with("--"))
         .map(String::as_str)
         .collect();
-    let files: Vec<&str> = args[1..]
+    let files: Vec<&str> = rest
         .iter()
-        .filter(|a| !a.starts_with("--"))
-        .map(String::as_str)
+        .enumerate()
+        .filter(|(i, a)| {
+            !a.starts_with("--") && (*i == 0 || !VALUED.contains(&rest[i - 1].as_str()))
+        })
+        .map(|(_, a)| a.as_str())
         .collect();
     let result = match cmd.as_str() {
-        "export" | "gen" => export_cmd(cmd, &args[1..]),
-        "run" if files.len() == 1 => run(
-            files[0],
-            flags.contains(&"--json"),
-            flags.contains(&"--trace"),
-        ),
+        "export" | "gen" => export_cmd(cmd, rest),
+        "run" if files.len() == 1 => limits(rest).and_then(|l| {
+            run(
+                files[0],
+                flags.contains(&"--json"),
+                flags.contains(&"--trace"),
+                l,
+            )
+        }),
         "bless" if !files.is_empty() => files.iter().try_for_each(|f| bless(f)),
         "check" if !files.is_empty() => check(&files),
-        "help" | "--help" | "-h" => {
-            println!("{USAGE}");
-            Ok(())
-        }
+        "help" | "--help" | "-h" => out(&format!("{USAGE}\n")),
         _ => {
-            eprintln!("{USAGE}");
+            say(USAGE);
             return ExitCode::from(2);
         }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("joinlab: {e}");
+        Err(Fail::Pipe) => ExitCode::from(141),
+        Err(Fail::Msg(e)) => {
+            say(&format!("joinlab: {e}"));
             ExitCode::FAILURE
         }
     }
 }
 
 fn load(file: &str) -> Result<Scenario, String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+    let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{file}: not UTF-8 text: the byte at offset {} is not valid UTF-8",
+            e.utf8_error().valid_up_to()
+        )
+    })?;
     Scenario::from_json(&text).map_err(|e| format!("{file}: {e}"))
 }
 
-fn execute(file: &str, trace: bool) -> Result<RunResult, String> {
+fn execute(file: &str, trace: bool, limits: Limits) -> Result<RunResult, String> {
     let sc = load(file)?;
-    joinlab::run(&sc, trace).map_err(|e| format!("{file}: {e}"))
+    let opts = RunOptions {
+        trace,
+        snapshots: trace,
+        stop_after: None,
+    };
+    joinlab::run_limited(&sc, &opts, limits).map_err(|e| format!("{file}: {e}"))
 }
 
 /// The path of a scenario's golden file: `NAME.json` → `NAME.expected.json`.
@@ -91,49 +200,52 @@ fn golden(r: &RunResult) -> String {
     s
 }
 
-fn bless(file: &str) -> Result<(), String> {
+fn bless(file: &str) -> Result<(), Fail> {
     if file.ends_with(".expected.json") {
         return Ok(());
     }
-    let r = execute(file, false)?;
+    let r = execute(file, false, Limits::default())?;
     let path = expected_path(file);
     std::fs::write(&path, golden(&r)).map_err(|e| format!("{}: {e}", path.display()))?;
-    println!("wrote {}", path.display());
-    Ok(())
+    out(&format!("wrote {}\n", path.display()))
 }
 
-fn check(files: &[&str]) -> Result<(), String> {
+fn check(files: &[&str]) -> Result<(), Fail> {
     let mut failed = Vec::new();
     let mut passed = 0;
     for f in files.iter().filter(|f| !f.ends_with(".expected.json")) {
         let want = std::fs::read_to_string(expected_path(f))
             .map_err(|e| format!("{}: {e}", expected_path(f).display()))?;
-        let got = golden(&execute(f, false)?);
+        let got = golden(&execute(f, false, Limits::default())?);
         if got == want {
             passed += 1;
         } else {
             failed.push(f.to_string());
         }
     }
-    println!("{passed} passed, {} failed", failed.len());
+    out(&format!("{passed} passed, {} failed\n", failed.len()))?;
     if failed.is_empty() {
         Ok(())
     } else {
-        Err(format!(
+        Err(Fail::Msg(format!(
             "differs from its expected output: {}",
             failed.join(", ")
-        ))
+        )))
     }
 }
 
-fn run(file: &str, json: bool, trace: bool) -> Result<(), String> {
-    let r = execute(file, trace)?;
+fn run(file: &str, json: bool, trace: bool, limits: Limits) -> Result<(), Fail> {
+    let r = execute(file, trace, limits)?;
     if json {
-        println!("{}", serde_json::to_string(&r).map_err(|e| e.to_string())?);
-        return Ok(());
+        // Streamed: a traced result can be large.
+        let mut o = std::io::BufWriter::new(std::io::stdout().lock());
+        serde_json::to_writer(&mut o, &r).map_err(|e| match e.io_error_kind() {
+            Some(k) => io_fail(k.into()),
+            None => Fail::Msg(e.to_string()),
+        })?;
+        return o.write_all(b"\n").and_then(|()| o.flush()).map_err(io_fail);
     }
-    print!("{}", render(&r));
-    Ok(())
+    out(&render(&r))
 }
 
 fn row_text(r: &Option<RowRef>) -> String {
@@ -253,7 +365,7 @@ fn render(r: &RunResult) -> String {
 }
 
 /// `export` and `gen` (the conformance suite's commands; see `joinlab::export`).
-fn export_cmd(cmd: &str, args: &[String]) -> Result<(), String> {
+fn export_cmd(cmd: &str, args: &[String]) -> Result<(), Fail> {
     use joinlab::export::{self, ExportKind};
     let value = |name: &str| {
         args.iter()
@@ -277,15 +389,14 @@ fn export_cmd(cmd: &str, args: &[String]) -> Result<(), String> {
             std::fs::write(&path, sc.to_pretty_json() + "\n")
                 .map_err(|e| format!("{}: {e}", path.display()))?;
         }
-        println!("wrote {count} scenarios to {dir}");
-        return Ok(());
+        return out(&format!("wrote {count} scenarios to {dir}\n"));
     }
     let kind = if args.iter().any(|a| a == "--flink-sql") {
         ExportKind::FlinkSql
     } else if args.iter().any(|a| a == "--flink-java") {
         ExportKind::FlinkJava
     } else {
-        return Err("export needs --flink-java or --flink-sql".into());
+        return Err(Fail::from("export needs --flink-java or --flink-sql"));
     };
     let class = value("--class").unwrap_or_else(|| "JoinlabJob".into());
     let file = args
@@ -296,16 +407,11 @@ fn export_cmd(cmd: &str, args: &[String]) -> Result<(), String> {
         .ok_or("export needs a FILE")?;
     let sc = load(&file)?;
     if args.iter().any(|a| a == "--data") {
-        print!(
-            "{}",
-            export::export_data(&sc).map_err(|e| format!("{file}: {e}"))?
-        );
-        return Ok(());
+        return out(&export::export_data(&sc).map_err(|e| format!("{file}: {e}"))?);
     }
     let java = export::export_named(&sc, kind, &class).map_err(|e| format!("{file}: {e}"))?;
     if let Some(why) = export::conformance_exclusion(&sc) {
-        eprintln!("excluded from conformance: {why}");
+        say(&format!("excluded from conformance: {why}"));
     }
-    print!("{java}");
-    Ok(())
+    out(&java)
 }

@@ -4,6 +4,31 @@
 //! timers firing (`onEventTime` / `onProcessingTime`) when the simulator advances the
 //! subtask's watermark or processing time. It registers timers, emits results and reports
 //! late rows through [`Ctx`]; the simulator does the rest (routing, watermarks, trace).
+//!
+//! # Counting work
+//!
+//! Every run has a work budget and a memory budget ([`crate::budget`], defaults in
+//! [`crate::plan::Limits`]). The simulator already counts timer firings, results
+//! ([`Ctx::emit`] counts one unit of [`Work::PairsTried`] per result), window results' row
+//! lists, the trace and the memory of state, results and trace (from
+//! [`Operator::state_rows`], which must therefore be kept exact). An operator counts what
+//! only it knows, with one call per unit of work that can grow faster than its input:
+//!
+//! ```ignore
+//! // each row a join scans in the other side's buffer, matched or not
+//! if !cx.charge(Work::PairsTried, candidates.len() as u64) {
+//!     return; // past the budget: the run stops after this step with a Limit error
+//! }
+//! ```
+//!
+//! Charge windows a row is assigned to (`Work::WindowAssignments`), pairs tried
+//! (`Work::PairsTried`), merge or scan steps over in-flight state (`Work::MergeSteps`),
+//! state entries written beyond one per row (`Work::StateEntries`). `charge` returns `false`
+//! once the budget is spent; stopping early is optional (the simulator stops the run at the
+//! end of the step and reports what grew), but a loop whose length comes from user settings
+//! should stop, so that one step cannot run for long. Never allocate in proportion to a
+//! setting before charging for it. When a new kind of growth needs its own words in the
+//! message, add a `Work` kind and a line to `sim::limit_message`.
 
 pub mod interval_join;
 pub mod regular_join;
@@ -11,6 +36,8 @@ pub mod split;
 pub mod sql_interval_join;
 pub mod window;
 
+use crate::budget::Budget;
+pub use crate::budget::Work;
 use crate::parse::{RowKind, Side};
 use crate::partition::SubtaskIndex;
 use crate::plan::{KeyId, Plan, RowId};
@@ -146,6 +173,8 @@ pub struct Sink {
     /// Outputs, window results and late rows already handed to a consumer and cleared
     /// ([`crate::sim::simulate_draining`]); they still count towards `max_outputs`.
     pub drained: usize,
+    /// The run's work and memory budget ([`crate::budget`]).
+    pub budget: Budget,
 }
 
 impl Sink {
@@ -177,6 +206,7 @@ impl Sink {
     pub(crate) fn drain(&mut self, consumer: &mut dyn FnMut(&Sink)) {
         consumer(self);
         self.drained += self.outputs.len() + self.windows.len() + self.late.len();
+        self.budget.result_rows = 0;
         self.outputs.clear();
         self.output_windows.clear();
         self.windows.clear();
@@ -228,6 +258,13 @@ pub struct Ctx<'a, N: Clone + Eq + Hash> {
 }
 
 impl<N: Clone + Eq + Hash> Ctx<'_, N> {
+    /// Counts `n` units of `work` against the run's budget; `false` once it is spent (see
+    /// the module documentation).
+    #[inline]
+    pub fn charge(&mut self, work: Work, n: u64) -> bool {
+        self.sink.budget.charge(work, n)
+    }
+
     /// Adds or deletes a timer of either queue, tracing it if it changed the queue.
     fn change_timer(&mut self, processing: bool, add: bool, key: KeyId, timestamp: i64, ns: N) {
         let what = if self.sink.tracing {
@@ -304,6 +341,7 @@ impl<N: Clone + Eq + Hash> Ctx<'_, N> {
         if !self.sink.check() {
             return;
         }
+        self.sink.budget.charge(Work::PairsTried, 1);
         let step = self.sink.step;
         debug_assert!(step <= u32::MAX as usize && self.subtask.0 <= u16::MAX as u32);
         let index = self.sink.outputs.len();
@@ -325,7 +363,8 @@ impl<N: Clone + Eq + Hash> Ctx<'_, N> {
         }
     }
 
-    /// Emits a window aggregation result.
+    /// Emits a window aggregation result. Charge [`Work::ResultRows`] before copying `rows`
+    /// out of state (a window re-fired on every allowed-late row copies them each time).
     #[allow(clippy::too_many_arguments)]
     pub fn emit_window(
         &mut self,
@@ -340,6 +379,8 @@ impl<N: Clone + Eq + Hash> Ctx<'_, N> {
         if !self.sink.check() {
             return;
         }
+        // Memory only: the operator charged the work before it copied the rows.
+        self.sink.budget.result_rows += rows.len() as u64;
         let step = self.sink.step;
         self.sink.windows.push(WindowResult {
             key,

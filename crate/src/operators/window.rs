@@ -71,7 +71,7 @@
 //! re-firings of the same window bounds on allowed-late rows) are the playground's
 //! annotations, not part of Flink's record.
 
-use super::{Ctx, LateRule, Operator};
+use super::{Ctx, LateRule, Operator, Work};
 use crate::javamap::{JavaHash, JavaHashMap};
 use crate::parse::{RowKind, Side};
 use crate::partition::SubtaskIndex;
@@ -407,6 +407,11 @@ impl WindowOperator {
                     self.rows -= st.rows.len();
                     std::mem::take(&mut st.rows)
                 } else {
+                    // A re-firing (allowed lateness) copies the window's rows again: count
+                    // them before copying, and stop when the budget is spent.
+                    if !cx.charge(Work::ResultRows, st.rows.len() as u64) {
+                        return;
+                    }
                     st.rows.clone()
                 };
                 cx.emit_window(
@@ -517,6 +522,9 @@ impl WindowOperator {
             }
         };
         let n = mapping.len() + 1;
+        // The sweep is O(in-flight windows) per row: O(n²) for rows in reverse order with no
+        // watermark to retire sessions. Counted; the run stops after the step when spent.
+        cx.charge(Work::MergeSteps, n as u64);
         // The sweep; find the group holding the new window (the only group that can have more
         // than one window: in-flight windows are pairwise disjoint).
         let mut group_start = 0;
@@ -715,7 +723,12 @@ impl Operator for WindowOperator {
         let key = r.key;
         let mut windows = std::mem::take(&mut self.scratch);
         self.assigner.assign(ts, &mut windows);
+        let n = windows.len() as u64;
         self.scratch = windows;
+        if !cx.charge(Work::WindowAssignments, n) {
+            // Past the budget: the run stops after this step.
+            return;
+        }
         let skipped = match self.assigner {
             Assigner::Session { .. } => self.process_merging(cx, key, row),
             _ => self.process_plain(cx, key, row),
