@@ -6,6 +6,7 @@
 //! into a [`plan::Plan`] and run by [`sim::simulate`]; [`run`] does both and returns a
 //! [`result::RunResult`], the document the CLI prints and the page draws.
 
+pub mod diagnosis;
 pub mod error;
 pub mod export;
 pub mod fasthash;
