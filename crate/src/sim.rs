@@ -1249,4 +1249,62 @@ mod tests {
         // last arrival (450) and never happens before end of input.
         assert_eq!(periodic, vec![200]);
     }
+
+    /// (step, stream, assigner, candidate, last) of every `AssignerHeld` event.
+    fn held(p: &Plan) -> Vec<(usize, Side, u32, i64, i64)> {
+        traced(p)
+            .steps
+            .iter()
+            .flat_map(|s| {
+                s.events.iter().filter_map(move |e| match e {
+                    Event::AssignerHeld {
+                        stream,
+                        assigner,
+                        candidate,
+                        last,
+                    } => Some((s.index, *stream, *assigner, candidate.0, last.0)),
+                    _ => None,
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_watermark_not_above_the_last_one_is_held_and_traced() {
+        // Per event, delay 1 s: 5000 → 3999 forwarded; 3000 leaves the max at 5000, so the
+        // generator computes 3999 again (BoundedOutOfOrdernessWatermarks: maxTs − delay − 1),
+        // held (not above 3999); 5000 again → 3999 held; 7000 → 5999 forwarded.
+        let p = plan(
+            r#"{"job":{"operator":"window_aggregate","watermark":{"delay":"1s"}},
+            "streams":[{"name":"a","columns":["k","ts"],"key":"k","time":"ts","rows":"x, 5000\nx, 3000 | a=5000\nx, 5000\nx, 7000"}]}"#,
+        );
+        assert_eq!(
+            held(&p),
+            vec![
+                (1, Side::Left, 0, 3999, 3999),
+                (2, Side::Left, 0, 3999, 3999)
+            ]
+        );
+        // A `WM` row below the last watermark is held too.
+        let p = plan(
+            r#"{"job":{"operator":"window_aggregate","watermark":{"strategy":"punctuated"}},
+            "streams":[{"name":"a","columns":["k","ts"],"key":"k","time":"ts","rows":"WM 10\nx, 5\nWM 7"}]}"#,
+        );
+        assert_eq!(held(&p), vec![(2, Side::Left, 0, 7, 10)]);
+        // Periodic: at the 400 tick assigner 0 forwards 1499 while assigner 1's candidate
+        // (999, from its only row) is not above what it sent at the 200 tick.
+        let p = plan(
+            r#"{"job":{"operator":"window_aggregate","parallelism":2,"watermark":{"per_event":false,"interval":200}},
+            "streams":[{"name":"a","columns":["k","ts"],"key":"k","time":"ts","rows":"x, 100 | s=0, a=100\nx, 1000 | s=1, a=100\nx, 1500 | s=0, a=300\nx, 1600 | s=0, a=500"}]}"#,
+        );
+        let h = held(&p);
+        assert!(
+            h.iter()
+                .any(|x| x.1 == Side::Left && x.2 == 1 && x.3 == 999 && x.4 == 999),
+            "{h:?}"
+        );
+        // Untraced runs record no events at all.
+        let out = simulate::<Probe>(&p, &RunOptions::default()).unwrap();
+        assert!(out.steps.is_empty() && out.sink.events.is_empty());
+    }
 }
