@@ -595,6 +595,11 @@ fn held_back(
             let others = other_min.unwrap_or(others);
             let ev = held_evidence(plan, out, s, None, others, held);
             let fix = idle_fix(plan, s, None);
+            let step = ev
+                .last_row
+                .as_ref()
+                .and_then(|r| row_step(plan, out, r.id))
+                .or(c.end_step);
             let behind = if m.is_min() {
                 "at −∞ (no watermark yet)".to_string()
             } else {
@@ -607,7 +612,7 @@ fn held_back(
                     held_text(plan, held)
                 ),
                 evidence: Evidence::Held(ev),
-                step: c.end_step,
+                step,
                 panel: Panel::Watermarks,
                 fix,
             });
@@ -1170,7 +1175,13 @@ fn bounds(plan: &Plan, out: &RunOutput, seen: &[[usize; 2]]) -> Option<Finding> 
         panel: Panel::Timeline,
         fix: Some(Fix {
             patch,
-            message: format!("{fix_text}: the nearest pair joins"),
+            message: format!(
+                "{fix_text}: the nearest pair ({}:{} and {}:{}) joins",
+                plan.stream_name(Side::Left),
+                plan.row(lid).line,
+                plan.stream_name(Side::Right),
+                plan.row(rid).line
+            ),
         }),
     })
 }
