@@ -328,6 +328,10 @@ pub struct RunResult {
     pub steps: usize,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Why there is no (or too little) output, when something looks wrong
+    /// ([`crate::diagnosis`]); absent when nothing does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diagnosis: Option<crate::diagnosis::Diagnosis>,
     /// The input rows, indexed by row id (trace events refer to them).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rows: Option<Vec<RowInfo>>,
@@ -358,6 +362,7 @@ fn operator_name(op: OperatorKind) -> &'static str {
 impl RunResult {
     /// Builds the result; `detail` adds the rows, keys and trace.
     pub fn build(plan: &Plan, out: RunOutput, detail: bool) -> RunResult {
+        let diagnosis = crate::diagnosis::diagnose(plan, &out);
         let mut refs = RowRefs::new(plan);
         let mut row_ref = |id: RowId| refs.get(id);
         let outputs = out
@@ -484,6 +489,7 @@ impl RunResult {
                 .cloned()
                 .chain(out.snapshots_cut.map(|step| format!("the trace has state snapshots up to step {step} only (it would grow past {} entries); the state at a later step is computed when asked for", plan.limits.max_snapshot_entries)))
                 .collect(),
+            diagnosis,
             rows: detail.then(|| {
                 (0..plan.rows.len())
                     .map(|i| RowInfo::of(plan, RowId(i as u32)))

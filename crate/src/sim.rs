@@ -78,6 +78,38 @@ pub struct RunOutput {
     pub snapshots_cut: Option<usize>,
     /// Work units the run used ([`crate::budget`]).
     pub work: u64,
+    /// The watermarks just before the end of input (`None` when the run stopped earlier):
+    /// what the diagnosis reads to tell a watermark held back from one the final watermark
+    /// released.
+    pub before_end: Option<BeforeEnd>,
+    /// Which step each arrival made ([`StepMap::arrival_step`]).
+    pub step_map: StepMap,
+}
+
+/// The watermarks of the run just before the end of input.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BeforeEnd {
+    /// Per stream, per assigner subtask: the last forwarded watermark.
+    pub assigner: Vec<Vec<Watermark>>,
+    /// Per stream, per assigner subtask: whether it had announced itself idle.
+    pub idle: Vec<Vec<bool>>,
+    /// Per operator subtask: its (combined) watermark.
+    pub operator: Vec<Watermark>,
+}
+
+/// The step numbers of arrivals, kept without a per-row cost: one entry per step that no
+/// arrival started (a periodic emit, processing-time timers, the end of input), holding the
+/// number of arrivals before it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepMap {
+    extra: Vec<u32>,
+}
+
+impl StepMap {
+    /// The step that arrival `i` (an index into `Plan::arrivals`) started.
+    pub fn arrival_step(&self, i: usize) -> usize {
+        i + self.extra.partition_point(|&a| (a as usize) <= i)
+    }
 }
 
 enum Inputs {
@@ -214,6 +246,10 @@ struct Sim<'p, 'c, O: Operator> {
     /// snapshots stopped (`Limits::max_snapshot_entries`).
     snapshot_entries: u64,
     snapshots_cut: Option<usize>,
+    /// Arrivals processed so far, and the steps no arrival started ([`StepMap`]).
+    arrivals_done: usize,
+    step_map: StepMap,
+    before_end: Option<BeforeEnd>,
 }
 
 /// A progress callback: `(every, f)` calls `f(arrivals done, arrivals in all)` every `every`
@@ -381,6 +417,9 @@ fn simulate_inner<'c, O: Operator>(
         peak_timers: 0,
         snapshot_entries: 0,
         snapshots_cut: None,
+        arrivals_done: 0,
+        step_map: StepMap::default(),
+        before_end: None,
     };
     if window.is_some_and(|(from, _)| from == 0) {
         sim.window_start = Some(sim.window_start());
@@ -391,6 +430,7 @@ fn simulate_inner<'c, O: Operator>(
             progress_countdown = progress_every.unwrap_or(usize::MAX);
             report_progress(i, plan.arrivals.len());
         }
+        sim.arrivals_done = i;
         let t = arrival_time(plan, a);
         sim.advance_processing_time(t);
         match a {
@@ -412,8 +452,18 @@ fn simulate_inner<'c, O: Operator>(
                 let mut em = std::mem::take(&mut sim.emissions);
                 em.clear();
                 let slot = &mut sim.assigners[stream.index()][*assigner as usize];
+                let last = slot.a.last_emitted;
                 if slot.a.on_punctuation(*value, &mut em) {
                     slot.punctuated = true;
+                } else if sim.sink.tracing {
+                    // `WatermarkEmitter.emitWatermark` drops a watermark that is not strictly
+                    // greater than the last one it sent.
+                    sim.sink.events.push(Event::AssignerHeld {
+                        stream: *stream,
+                        assigner: *assigner,
+                        candidate: Watermark(*value),
+                        last,
+                    });
                 }
                 sim.broadcast(*stream, *assigner, &em, None);
                 sim.emissions = em;
@@ -436,6 +486,7 @@ fn simulate_inner<'c, O: Operator>(
         }
     }
     if sim.stopped.is_none() {
+        sim.arrivals_done = plan.arrivals.len();
         sim.end_of_input();
     }
     if sim.sink.overflow {
@@ -487,6 +538,8 @@ fn simulate_inner<'c, O: Operator>(
         window_start: sim.window_start,
         snapshots_cut: sim.snapshots_cut,
         work,
+        before_end: sim.before_end,
+        step_map: sim.step_map,
     })
 }
 
@@ -604,6 +657,9 @@ impl<O: Operator> Sim<'_, '_, O> {
     fn begin(&mut self, cause: Cause) {
         if self.step_count == self.window_toggle {
             self.toggle_window();
+        }
+        if !matches!(cause, Cause::Row { .. } | Cause::WatermarkRow { .. }) {
+            self.step_map.extra.push(self.arrivals_done as u32);
         }
         self.sink.step = self.step_count;
         self.step_count += 1;
@@ -842,9 +898,22 @@ impl<O: Operator> Sim<'_, '_, O> {
             }
         }
         let before = slot.a.last_emitted;
-        slot.a.on_event(r.ts, &mut em);
+        let candidate = slot.a.on_event(r.ts, &mut em);
         if slot.a.last_emitted != before {
             slot.punctuated = false;
+        }
+        if self.sink.tracing {
+            // A per-event generator computed `candidate`; `WatermarkEmitter.emitWatermark`
+            // (TimestampsAndWatermarksOperator) forwards it only when strictly greater than
+            // the last watermark sent.
+            if let Some(w) = candidate.filter(|&w| w <= before) {
+                self.sink.events.push(Event::AssignerHeld {
+                    stream: r.stream,
+                    assigner: r.assigner,
+                    candidate: w,
+                    last: before,
+                });
+            }
         }
         self.broadcast(r.stream, r.assigner, &em, None);
         self.emissions = em;
@@ -1059,14 +1128,30 @@ impl<O: Operator> Sim<'_, '_, O> {
     fn periodic(&mut self, tick: i64) {
         self.now = tick;
         let mut all = Vec::new();
+        // Candidates the emitter did not forward (traced only): reported in this tick's step
+        // when it has one. A tick at which no assigner forwards anything makes no step (and
+        // `Assigner::next_interesting_tick` skips most of them), so its held candidates are
+        // not reported.
+        let mut held = Vec::new();
+        let tracing = self.sink.tracing;
         for (si, stream) in self.assigners.iter_mut().enumerate() {
             for (a, slot) in stream.iter_mut().enumerate() {
                 if slot.interval > 0 && tick.rem_euclid(slot.interval) == 0 {
                     let mut em = Vec::new();
                     let before = slot.a.last_emitted;
-                    slot.a.on_periodic(tick, &mut em);
+                    let candidate = slot.a.on_periodic(tick, &mut em);
                     if slot.a.last_emitted != before {
                         slot.punctuated = false;
+                    }
+                    if tracing {
+                        if let Some(w) = candidate.filter(|&w| w <= before) {
+                            held.push(Event::AssignerHeld {
+                                stream: if si == 0 { Side::Left } else { Side::Right },
+                                assigner: a as u32,
+                                candidate: w,
+                                last: before,
+                            });
+                        }
                     }
                     if !em.is_empty() {
                         all.push((si, a, em));
@@ -1080,6 +1165,7 @@ impl<O: Operator> Sim<'_, '_, O> {
         self.begin(Cause::PeriodicEmit {
             processing_time: tick,
         });
+        self.sink.events.append(&mut held);
         for (si, a, em) in all {
             let side = if si == 0 { Side::Left } else { Side::Right };
             self.broadcast(side, a as u32, &em, None);
@@ -1103,6 +1189,19 @@ impl<O: Operator> Sim<'_, '_, O> {
     /// sees it as one jump of its watermark to +∞ (the order in which the channels finish is
     /// not deterministic in Flink).
     fn end_of_input(&mut self) {
+        self.before_end = Some(BeforeEnd {
+            assigner: self
+                .assigners
+                .iter()
+                .map(|v| v.iter().map(|s| s.a.last_emitted).collect())
+                .collect(),
+            idle: self
+                .assigners
+                .iter()
+                .map(|v| v.iter().map(|s| s.a.idle).collect())
+                .collect(),
+            operator: self.subs.iter().map(|s| s.watermark).collect(),
+        });
         let final_wm = self.plan.scenario.job.final_watermark;
         self.begin(Cause::EndOfInput {
             final_watermark: final_wm,
@@ -1322,5 +1421,63 @@ mod tests {
         // Tick 200 emits 149; tick 400 has nothing new (max still 150); tick 600 is after the
         // last arrival (450) and never happens before end of input.
         assert_eq!(periodic, vec![200]);
+    }
+
+    /// (step, stream, assigner, candidate, last) of every `AssignerHeld` event.
+    fn held(p: &Plan) -> Vec<(usize, Side, u32, i64, i64)> {
+        traced(p)
+            .steps
+            .iter()
+            .flat_map(|s| {
+                s.events.iter().filter_map(move |e| match e {
+                    Event::AssignerHeld {
+                        stream,
+                        assigner,
+                        candidate,
+                        last,
+                    } => Some((s.index, *stream, *assigner, candidate.0, last.0)),
+                    _ => None,
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_watermark_not_above_the_last_one_is_held_and_traced() {
+        // Per event, delay 1 s: 5000 → 3999 forwarded; 3000 leaves the max at 5000, so the
+        // generator computes 3999 again (BoundedOutOfOrdernessWatermarks: maxTs − delay − 1),
+        // held (not above 3999); 5000 again → 3999 held; 7000 → 5999 forwarded.
+        let p = plan(
+            r#"{"job":{"operator":"window_aggregate","watermark":{"delay":"1s"}},
+            "streams":[{"name":"a","columns":["k","ts"],"key":"k","time":"ts","rows":"x, 5000\nx, 3000 | a=5000\nx, 5000\nx, 7000"}]}"#,
+        );
+        assert_eq!(
+            held(&p),
+            vec![
+                (1, Side::Left, 0, 3999, 3999),
+                (2, Side::Left, 0, 3999, 3999)
+            ]
+        );
+        // A `WM` row below the last watermark is held too.
+        let p = plan(
+            r#"{"job":{"operator":"window_aggregate","watermark":{"strategy":"punctuated"}},
+            "streams":[{"name":"a","columns":["k","ts"],"key":"k","time":"ts","rows":"WM 10\nx, 5\nWM 7"}]}"#,
+        );
+        assert_eq!(held(&p), vec![(2, Side::Left, 0, 7, 10)]);
+        // Periodic: at the 400 tick assigner 0 forwards 1499 while assigner 1's candidate
+        // (999, from its only row) is not above what it sent at the 200 tick.
+        let p = plan(
+            r#"{"job":{"operator":"window_aggregate","parallelism":2,"watermark":{"per_event":false,"interval":200}},
+            "streams":[{"name":"a","columns":["k","ts"],"key":"k","time":"ts","rows":"x, 100 | s=0, a=100\nx, 1000 | s=1, a=100\nx, 1500 | s=0, a=300\nx, 1600 | s=0, a=500"}]}"#,
+        );
+        let h = held(&p);
+        assert!(
+            h.iter()
+                .any(|x| x.1 == Side::Left && x.2 == 1 && x.3 == 999 && x.4 == 999),
+            "{h:?}"
+        );
+        // Untraced runs record no events at all.
+        let out = simulate::<Probe>(&p, &RunOptions::default()).unwrap();
+        assert!(out.steps.is_empty() && out.sink.events.is_empty());
     }
 }

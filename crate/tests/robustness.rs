@@ -414,7 +414,7 @@ mod hostile {
             let (f, m) = config_error(doc);
             assert_eq!(f, "version");
             assert!(
-                m.contains("not known") && m.contains("reads version 1"),
+                m.contains("not known") && m.contains("reads versions 1, 2"),
                 "{m}"
             );
         }

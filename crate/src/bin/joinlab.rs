@@ -339,6 +339,20 @@ fn render(r: &RunResult) -> String {
     for w in &r.watermarks {
         let _ = writeln!(s, "  subtask {}: {}", w.subtask.0, w.watermark);
     }
+    if let Some(d) = &r.diagnosis {
+        let _ = writeln!(s, "\ndiagnosis:");
+        for x in &d.symptoms {
+            let _ = writeln!(s, "  symptom: {}", x.message);
+        }
+        for c in &d.causes {
+            let step = c.step.map(|i| format!(" (step {i})")).unwrap_or_default();
+            let _ = writeln!(s, "  cause: {}{step}", c.message);
+            if let Some(f) = &c.fix {
+                let set: Vec<String> = f.patch.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+                let _ = writeln!(s, "    fix: {} ({})", set.join(", "), f.message);
+            }
+        }
+    }
     if !r.state_empty {
         let _ = writeln!(s, "\nstate left at the end:");
         for st in &r.final_state {
