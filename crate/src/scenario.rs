@@ -65,6 +65,7 @@ impl Default for Scenario {
 
 /// Which operator the simulated job runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "snake_case")]
 pub enum OperatorKind {
     /// DataStream `a.join(b).where(..).equalTo(..).window(..)`.
@@ -196,6 +197,7 @@ impl Default for Job {
 
 /// How a stream's assigner turns timestamps into watermarks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "snake_case")]
 pub enum Strategy {
     /// `WatermarkStrategy.forBoundedOutOfOrderness(delay)`: `maxTs − delay − 1`.
@@ -259,6 +261,7 @@ pub enum ArrivalOrder {
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "snake_case")]
 pub enum WindowKind {
     #[default]
@@ -316,6 +319,7 @@ pub struct IntervalSpec {
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "snake_case")]
 pub enum JoinType {
     #[default]
@@ -349,6 +353,7 @@ impl JoinType {
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "snake_case")]
 pub enum TimeKind {
     #[default]
