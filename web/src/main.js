@@ -11,9 +11,9 @@ import { defaultScenarioText } from './gallery.js';
 import { buildControls, STREAM_WATERMARK_ITEMS, GROUPS } from './controls.js';
 import { ShareError } from './share.js';
 import { app, $, ui, actions } from './app/state.js';
-import { resultCount } from './app/scenario.js';
+import { resultCount, parseScenarioText } from './app/scenario.js';
 import { readMode, scenarioFromLocation } from './app/location.js';
-import { recompute, loadScenarioText } from './app/update.js';
+import { recompute, loadScenarioText, showScenario } from './app/update.js';
 import { showProgress, requestDetailWhenSeen, cancelRun } from './app/scheduler.js';
 import { setStep } from './app/playback.js';
 import { watchTracePanels, onVisibilityChange } from './app/visibility.js';
@@ -34,7 +34,7 @@ import './panels/timeline-panel.js';
 import './panels/stepper-panel.js';
 import { wireExport } from './panels/export.js';
 import { wireCompare } from './panels/compare.js';
-import { streamPanels, ensureStreams, layoutStreams } from './panels/streams.js';
+import { streamPanels, ensureStreams, layoutStreams, prebuildStream } from './panels/streams.js';
 
 export { BIG_ROWS, SLOW_MS, SYNC_TRACE_ROWS, SNAPSHOT_ROWS, TRACE_ROWS } from './app/scheduler.js';
 export { BUDGET_MS } from './app/state.js';
@@ -101,12 +101,15 @@ async function openFromLocation() {
     problem = e instanceof ShareError ? e.message : `the link could not be read: ${e}`;
   }
   try {
-    if (loaded) loadScenarioText(loaded.text, loaded.source);
-    else loadScenarioText(defaultScenarioText(), 'default');
+    if (loaded) showScenario(parseScenarioText(loaded.text), loaded.source);
+    else showScenario(parseScenarioText(defaultScenarioText()), 'default');
   } catch (e) {
     problem = e instanceof ShareError ? e.message : String(e);
-    loadScenarioText(defaultScenarioText(), 'default');
+    showScenario(parseScenarioText(defaultScenarioText()), 'default');
   }
+  // The editors show the scenario; it runs in the next task.
+  await nextTask();
+  recompute({ keepUrl: true });
   const notes = app.urlProblems.slice();
   if (problem) showProblem(h('strong', null, 'This link could not be opened: '), problem, '. The default scenario is shown instead.', notes.length ? ` Also: ${notes.join('; ')}.` : '');
   else if (notes.length) {
@@ -115,7 +118,11 @@ async function openFromLocation() {
   }
 }
 
+/** Resolves in a new task (after the browser had a chance to handle input and paint). */
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
 async function main() {
+  performance.mark('jl:main');
   try {
     readMode();
   } catch (e) {
@@ -131,10 +138,16 @@ async function main() {
     showProblem(`The engine (WebAssembly) could not be loaded: ${e}`);
     return;
   }
+  performance.mark('jl:engine');
+  // Start-up is cut into tasks (engine, warm-up, controls, the link's scenario): none of them
+  // holds the main thread for long, and the page's timing marks say which one took how long.
+  await nextTask();
   $('engine-version').textContent = `Joinlab engine ${wasm.version()}`;
   // Warm the module up (the first call compiles and grows memory) so that the first real run's
   // time says something about the scenario, not about start-up.
   runSync(defaultScenarioText(), true);
+  performance.mark('jl:warm');
+  await nextTask();
   ui.controls = buildControls($('controls'), {
     get scenario() {
       return app.scenario;
@@ -152,12 +165,21 @@ async function main() {
       return app.embed.readOnly;
     },
   });
+  performance.mark('jl:controls');
+  await nextTask();
+  for (let i = 0; i < 2; i++) {
+    prebuildStream();
+    await nextTask();
+  }
+  // What follows depends on the link (tests/browser/hostile-links.test.mjs times it from here).
+  performance.mark('jl:link');
   try {
     await openFromLocation();
   } catch (e) {
     console.error(e);
     showProblem(h('strong', null, 'The page could not open this link: '), String(e));
   }
+  performance.mark('jl:opened');
   document.body.classList.add('ready');
   // For tests and benchmarks.
   /** @type {any} */ (window).__joinlab = {

@@ -6,6 +6,7 @@
 import { runSync, wasm, WorkerRunner } from '../engine.js';
 import { app, $, actions } from './state.js';
 import { TRACE_PANELS, seen } from './visibility.js';
+import { estimateWork, MAIN_THREAD_WORK } from './work.js';
 
 /** Inputs with more rows than this run in the worker. */
 export const BIG_ROWS = 20000;
@@ -40,10 +41,18 @@ export function initScheduler(s) {
  * @param {{ forceWorker?: boolean }} [opts]
  */
 export function schedule(seq, snapshot, rows, { forceWorker = false } = {}) {
-  const trace = rows <= TRACE_ROWS;
   // How long an untraced run of this many rows is expected to take, from the last one.
   const predicted = app.msPerRow * rows;
-  const big = forceWorker || app.mainBroken || rows > BIG_ROWS || predicted > 4 * SLOW_MS || (app.slowRuns >= 2 && predicted > SLOW_MS);
+  // Routing by work, not by rows: a run whose estimated work is over the main thread's budget
+  // goes to the worker; so does the first run of more rows than are traced in the same frame
+  // (nothing is known yet about what a row of this scenario costs).
+  const est = estimateWork(snapshot, rows);
+  const heavy = est.work > MAIN_THREAD_WORK;
+  const unmeasured = !app.measured && rows > SYNC_TRACE_ROWS;
+  const big = forceWorker || heavy || unmeasured || app.mainBroken || rows > BIG_ROWS || predicted > 4 * SLOW_MS || (app.slowRuns >= 2 && predicted > SLOW_MS);
+  app.routeReason = heavy ? est.why || `about ${est.work.toLocaleString('en')} units of work` : '';
+  // The step-by-step trace of a heavy run would be larger still (an event per window): off.
+  const trace = rows <= TRACE_ROWS && !heavy;
   $('stopped').hidden = true;
   setDetailPending(false);
   app.detailWanted = null;
@@ -58,6 +67,12 @@ export function schedule(seq, snapshot, rows, { forceWorker = false } = {}) {
     if (!inline) noteRunTime(ms, rows);
     else app.lastRunMs = ms;
     if (result && result.error && result.error.kind === 'internal') app.mainBroken = true;
+    // Over the engine's budget on this thread: the worker runs it, with progress and Cancel.
+    if (result && result.error && result.error.kind === 'limit') {
+      app.routeReason = result.error.message || result.message || 'over the work budget of the main thread';
+      schedule(seq, snapshot, rows, { forceWorker: true });
+      return;
+    }
     const wantDetail = trace && !inline && result && !result.error;
     if (wantDetail) app.detailWanted = { seq, json, rows };
     sink.apply(result, snapshot, ms, false);
@@ -65,7 +80,7 @@ export function schedule(seq, snapshot, rows, { forceWorker = false } = {}) {
     return;
   }
   if (detailWorker.busy) detailWorker.terminate();
-  actions.showProgress({ phase: 'starting', fraction: 0 });
+  actions.showProgress({ phase: app.routeReason ? `running in the background: ${app.routeReason}` : 'starting', fraction: 0 });
   // The scenario object, not its JSON: the worker serialises it (and keeps the rows it has).
   // The run is untraced, for the tables; as on the main thread, the trace (for the timeline,
   // stepper and verdicts) comes from the other worker right after.
@@ -96,7 +111,7 @@ export function schedule(seq, snapshot, rows, { forceWorker = false } = {}) {
       const tail = app.result ? ' The panels show the last result that finished.' : '';
       $('stopped-text').textContent =
         e.reason === 'timeout'
-          ? `${e.message}, so it was stopped instead of freezing the page. Fewer rows, a narrower window or interval, or a longer budget may help.${tail}`
+          ? `${e.message}, so it was stopped instead of freezing the page${app.routeReason ? ` (${app.routeReason})` : ''}. Fewer rows, a narrower window or interval, or a longer budget may help.${tail}`
           : `${e.message}.${tail}`;
       $('stopped-retry').hidden = e.reason !== 'timeout' && e.reason !== 'cancel';
       document.body.classList.add('has-stale');
@@ -173,6 +188,7 @@ function requestDetail(seq, json, rows) {
  * @param {number} ms @param {number} rows
  */
 function noteRunTime(ms, rows) {
+  app.measured = true;
   app.lastRunMs = ms;
   app.msPerRow = ms / Math.max(rows, 100);
   app.slowRuns = ms > SLOW_MS ? app.slowRuns + 1 : 0;

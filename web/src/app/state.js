@@ -30,6 +30,10 @@ export const app = {
   /** @type {{ seq: number, json: string, rows: number } | null} a trace wanted once a panel that shows it is in view */
   detailWanted: null,
   slowRuns: 0,
+  /** an untraced run's time per row has been measured */
+  measured: false,
+  /** why the last run went to the worker (its estimated work), or '' */
+  routeReason: '',
   /** @type {Record<string, number>} the time of each part of the last render (ms) */
   timings: {},
   /** @type {number | null} the current step (null: after the last one) */

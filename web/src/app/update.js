@@ -92,10 +92,25 @@ initScheduler({
  * @param {any} sc @param {string} [source]
  */
 export function loadScenarioObject(sc, source) {
+  showScenario(sc, source);
+  // A freshly opened scenario keeps the address it came with; edits then write #s=… into it.
+  recompute({ keepUrl: true });
+}
+
+/**
+ * Puts a scenario into the state and the editors, without running it (start-up runs it in the
+ * next task).
+ * @param {any} sc @param {string} [source]
+ */
+export function showScenario(sc, source) {
   app.scenario = sc;
   app.source = source || null;
   app.step = null;
   app.selectedRow = null;
+  // What a row of the last scenario cost says nothing about this one.
+  app.measured = false;
+  app.msPerRow = 0;
+  app.slowRuns = 0;
   app.result = null;
   app.error = null;
   // A loaded scenario keeps its streams; only an empty one gets a stream to type into.
@@ -107,8 +122,6 @@ export function loadScenarioObject(sc, source) {
   if (sc.title) document.title = `${sc.title} — Joinlab`;
   ui.controls.load();
   layoutStreams();
-  // A freshly opened scenario keeps the address it came with; edits then write #s=… into it.
-  recompute({ keepUrl: true });
 }
 
 /** Opens scenario JSON text. Throws ShareError when it is not a scenario. @param {string} text @param {string} [source] */

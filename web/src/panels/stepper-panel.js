@@ -147,7 +147,10 @@ function render(r) {
     return;
   }
   if (!r.trace) {
-    fill($('stepper'), h('p', { class: 'empty' }, `The timeline and the step-through need the step-by-step trace, which is off for inputs over ${TRACE_ROWS.toLocaleString('en')} rows.`));
+    const msg = app.routeReason
+      ? `The timeline and the step-through are off for this run, which is too large to trace: ${app.routeReason}.`
+      : `The timeline and the step-through need the step-by-step trace, which is off for inputs over ${TRACE_ROWS.toLocaleString('en')} rows.`;
+    fill($('stepper'), h('p', { class: 'empty' }, msg));
     dirtyPanels.delete('stepper');
     return;
   }

@@ -186,6 +186,17 @@ function buildStreamPanel(i) {
   };
 }
 
+/**
+ * Builds the first stream panel not built yet (its editor is the costly part), before any
+ * scenario is loaded: start-up builds the two of a join one task each.
+ */
+export function prebuildStream() {
+  const p = buildStreamPanel(streamPanels.length);
+  p.el.hidden = true;
+  streamPanels.push(p);
+  $('streams').append(p.el);
+}
+
 /** Builds the stream panels the scenario needs and loads them from it. */
 export function layoutStreams() {
   const container = $('streams');

@@ -44,7 +44,9 @@ function render(r) {
   if (!r.trace) {
     const msg = windowed(r)
       ? `The timeline would need the step-by-step trace, which is off for inputs over ${TRACE_ROWS.toLocaleString('en')} rows; the step-through works on windows of ${WINDOW_STEPS} steps.`
-      : `The timeline and the step-through need the step-by-step trace, which is off for inputs over ${TRACE_ROWS.toLocaleString('en')} rows.`;
+      : app.routeReason
+        ? `The timeline and the step-through are off for this run, which is too large to trace: ${app.routeReason}.`
+        : `The timeline and the step-through need the step-by-step trace, which is off for inputs over ${TRACE_ROWS.toLocaleString('en')} rows.`;
     fill(tl, h('p', { class: 'empty' }, msg));
     handle = null;
     drawnFor = null;
