@@ -25,5 +25,8 @@ files=$(ls scenarios/*.json | grep -v '\.expected\.json$')
 cargo run -q --release --bin joinlab -- check $files
 echo "== conformance: every gallery scenario on real Apache Flink 2.3.0"
 bash scripts/conformance.sh
+echo "== web type check (tsc --noEmit over the page, with the engine's generated types)"
+npm run -s typecheck
+
 echo "== web build and browser tests"
 npm run test:browser

@@ -19,6 +19,7 @@ use serde::Serialize;
 
 /// Which input of a two-input operator a stream feeds (the first stream is the left one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "lowercase")]
 pub enum Side {
     Left,
@@ -42,6 +43,7 @@ impl Side {
 
 /// The changelog kind of a row (Flink's `RowKind`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub enum RowKind {
     #[default]
     #[serde(rename = "+I")]
@@ -71,6 +73,7 @@ impl RowKind {
 
 /// A column of a stream's schema.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Column {
     pub name: String,
     #[serde(rename = "type")]
@@ -79,6 +82,7 @@ pub struct Column {
 
 /// A stream's resolved schema.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Schema {
     pub name: String,
     pub columns: Vec<Column>,

@@ -12,11 +12,13 @@ use serde::Serialize;
 
 /// A key group id in `0..maxParallelism` (Flink's `int keyGroup`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(transparent)]
 pub struct KeyGroup(pub u32);
 
 /// A subtask (operator instance / output channel) index in `0..parallelism`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(transparent)]
 pub struct SubtaskIndex(pub u32);
 

@@ -16,11 +16,13 @@ use std::collections::HashMap;
 
 /// Index of an input row in [`Plan::rows`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(transparent)]
 pub struct RowId(pub u32);
 
 /// Index of a distinct key value in [`Plan::keys`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(transparent)]
 pub struct KeyId(pub u32);
 
@@ -59,6 +61,7 @@ pub enum Arrival {
 
 /// A distinct key value and where it is routed.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct KeyInfo {
     pub value: Value,
     /// The hash Flink partitions by (`hashCode()` of the Java key, or of the SQL `BinaryRowData`).

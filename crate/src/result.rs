@@ -21,6 +21,7 @@ use std::sync::Arc;
 /// both per output (4 allocations per output). Serialized exactly as a `String` and a
 /// `Vec<Value>`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct RowRef {
     pub id: RowId,
     #[serde(serialize_with = "serialize_str")]
@@ -79,6 +80,7 @@ impl<'p> RowRefs<'p> {
 
 /// Everything about one input row.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct RowInfo {
     pub id: RowId,
     pub side: Side,
@@ -112,6 +114,7 @@ impl RowInfo {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct StreamInfo {
     pub name: String,
     pub columns: Vec<Column>,
@@ -120,6 +123,7 @@ pub struct StreamInfo {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct KeyView {
     pub value: Value,
     pub hash: i32,
@@ -141,6 +145,7 @@ impl KeyView {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Output {
     pub left: Option<RowRef>,
     pub right: Option<RowRef>,
@@ -153,6 +158,7 @@ pub struct Output {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Late {
     pub stream: String,
     pub row: RowRef,
@@ -169,6 +175,7 @@ pub struct Late {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Origin {
     pub stream: String,
     pub assigner: u32,
@@ -178,6 +185,7 @@ pub struct Origin {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct SideOut {
     pub row: RowRef,
     pub timestamp: Option<i64>,
@@ -186,6 +194,7 @@ pub struct SideOut {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct WindowOut {
     pub key: Value,
     pub start: i64,
@@ -202,6 +211,7 @@ pub struct WindowOut {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct SubtaskWatermark {
     pub subtask: SubtaskIndex,
     pub watermark: Watermark,
@@ -210,6 +220,7 @@ pub struct SubtaskWatermark {
 /// The job's settings resolved to milliseconds, every field present (the scenario document
 /// leaves defaults out and may use human time forms).
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Settings {
     pub window: WindowSettings,
     pub interval: IntervalSettings,
@@ -221,6 +232,7 @@ pub struct Settings {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct WindowSettings {
     pub kind: crate::scenario::WindowKind,
     pub size: i64,
@@ -230,6 +242,7 @@ pub struct WindowSettings {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct IntervalSettings {
     pub lower: i64,
     pub upper: i64,
@@ -238,6 +251,7 @@ pub struct IntervalSettings {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct SqlSettings {
     pub join: crate::scenario::JoinType,
     pub lower: i64,
@@ -249,6 +263,7 @@ pub struct SqlSettings {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct WatermarkSettings {
     pub strategy: Strategy,
     pub delay: i64,
@@ -303,6 +318,7 @@ impl Settings {
 
 /// The whole result of a run.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct RunResult {
     pub operator: OperatorKind,
     /// The settings in milliseconds.

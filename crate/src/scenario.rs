@@ -70,6 +70,7 @@ impl Default for Scenario {
 
 /// Which operator the simulated job runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "snake_case")]
 pub enum OperatorKind {
     /// DataStream `a.join(b).where(..).equalTo(..).window(..)`.
@@ -201,6 +202,7 @@ impl Default for Job {
 
 /// How a stream's assigner turns timestamps into watermarks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "snake_case")]
 pub enum Strategy {
     /// `WatermarkStrategy.forBoundedOutOfOrderness(delay)`: `maxTs − delay − 1`.
@@ -264,6 +266,7 @@ pub enum ArrivalOrder {
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "snake_case")]
 pub enum WindowKind {
     #[default]
@@ -321,6 +324,7 @@ pub struct IntervalSpec {
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "snake_case")]
 pub enum JoinType {
     #[default]
@@ -354,6 +358,7 @@ impl JoinType {
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "snake_case")]
 pub enum TimeKind {
     #[default]

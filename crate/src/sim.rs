@@ -35,6 +35,7 @@ pub struct RunOptions {
 /// (the state after step `from - 1`), which it would otherwise add up from a full trace: the
 /// result counts and the watermarks of `WatermarkTracker` (web/src/timeline.js).
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct WindowStart {
     /// `outputs`, `windows` and `late` emitted before the window.
     pub outputs: usize,

@@ -11,11 +11,14 @@ pub const MAX_TYPED_MS: i64 = 1 << 53;
 
 /// An event timestamp in milliseconds (a Flink `StreamRecord` timestamp or SQL rowtime).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(transparent)]
 pub struct Timestamp(pub i64);
 
 /// A watermark in milliseconds: "no more elements with timestamp ≤ this value".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(export, type = "number | string"))]
 pub struct Watermark(pub i64);
 
 impl Watermark {
@@ -103,6 +106,8 @@ impl<'de> Deserialize<'de> for Watermark {
 /// A duration in milliseconds, as typed in a scenario: a JSON number (ms) or a string such as
 /// `"5s"`, `"-10m"`, `"1h 30m"`, `"250ms"`, `"00:01:03"`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(export, type = "number"))]
 pub struct Millis(pub i64);
 
 impl Serialize for Millis {

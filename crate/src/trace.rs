@@ -12,6 +12,7 @@ use serde::Serialize;
 
 /// What started a step.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Cause {
     /// A data row arrived at an assigner subtask.
@@ -39,6 +40,7 @@ pub enum Cause {
 
 /// One thing that happened within a step.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// keyBy routing of a row: key → key group → operator subtask (or forward for a split).
@@ -126,6 +128,7 @@ pub enum Event {
 
 /// One step of the run.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Step {
     pub index: usize,
     pub cause: Cause,
@@ -137,6 +140,7 @@ pub struct Step {
 
 /// A subtask's operator state and pending timers, for display.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct SubtaskState {
     pub subtask: SubtaskIndex,
     pub watermark: Watermark,
@@ -147,6 +151,7 @@ pub struct SubtaskState {
 /// One piece of keyed state: e.g. the left buffer of key `10` at timestamp 9, or the contents
 /// of window `[0, 10000)` of key `Alice`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct StateEntry {
     pub key: KeyId,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -161,6 +166,7 @@ pub struct StateEntry {
 
 /// A pending timer.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct TimerView {
     pub key: KeyId,
     pub timestamp: i64,

@@ -20,6 +20,7 @@ const CLEARED_ROWS: usize = 10;
 
 /// Steps `[from, from + steps.len())` of a run and what they refer to.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct TraceWindow {
     pub from: usize,
     pub steps: Vec<Step>,

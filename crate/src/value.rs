@@ -8,6 +8,7 @@ use std::fmt;
 
 /// The type of a column. `Int` is a Java `Integer` / SQL `INT`, `Long` a `Long` / `BIGINT`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "lowercase")]
 pub enum ColumnType {
     String,
@@ -54,6 +55,8 @@ impl ColumnType {
 
 /// One field value.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(export, type = "string | number | boolean | null"))]
 pub enum Value {
     Null,
     Str(String),

@@ -11,6 +11,7 @@ use serde::Serialize;
 
 /// What happened to a row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// Part of at least one join result.
@@ -33,6 +34,7 @@ pub enum Outcome {
 
 /// The verdict for one row.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Verdict {
     pub row: RowId,
     pub outcome: Outcome,

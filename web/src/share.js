@@ -99,8 +99,9 @@ export async function decodeScenario(value) {
   if (value.length > MAX_FRAGMENT_CHARS) {
     throw new ShareError(`the link's scenario is ${Math.round(value.length / 1024)} KB long, more than the ${MAX_FRAGMENT_CHARS / 1000} KB this page opens`);
   }
-  const m = /^(\d{1,4})\.(.*)$/s.exec(value);
-  if (!m) throw new ShareError('the link has no format version (expected #s=1.…)');
+  const m = /^(\d+)\.(.*)$/s.exec(value);
+  if (!m) throw new ShareError(`the link has no format version (expected #s=${SHARE_VERSION}.…)`);
+  if (m[1].length > 6) throw new ShareError(`the link uses share format ${m[1].slice(0, 6)}…, which this version of the page does not know (it reads ${Object.keys(DECODERS).join(', ')})`);
   const dec = DECODERS[Number(m[1])];
   if (!dec) throw new ShareError(`the link uses share format ${m[1]}, which this version of the page does not know (it reads ${Object.keys(DECODERS).join(', ')})`);
   return dec(m[2]);

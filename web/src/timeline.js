@@ -3,6 +3,11 @@
 // matching interval, the watermark lines of the operator subtasks at the selected step and the
 // late rows crossed out.
 //
+// The picture is drawn in layers, one module each under timeline/: the time scale (scale.js,
+// d3-scale), the axis, the windows band, the lanes, the intervals and the selection, the
+// watermarks, the marks, the legend and the pointer. renderTimeline builds the drawing context
+// they share and stacks them.
+//
 // Exports: renderTimeline (the picture), renderComparison (side by side runs of the same rows),
 // and helpers shared with stepper.js and the page: WatermarkTracker (watermarks as of a step),
 // rowFacts / describeRow (what happened to each row), timeFormat, formatWatermark, toMillis,
@@ -13,7 +18,16 @@
 // arrived in, the watermark of each subtask as of a step, where tumbling/sliding windows lie).
 // All user text goes into the DOM through textContent / SVG text nodes, never as markup.
 
-const SVG_NS = 'http://www.w3.org/2000/svg';
+import { el, uid } from './timeline/svg.js';
+import { timeDomain, timeScale } from './timeline/scale.js';
+import { layoutWindows, drawWindows } from './timeline/windows.js';
+import { layoutLanes, drawLanes } from './timeline/lanes.js';
+import { drawAxis } from './timeline/axis.js';
+import { drawIntervals, drawSelection } from './timeline/intervals.js';
+import { drawWatermarks } from './timeline/watermarks.js';
+import { createMarks } from './timeline/marks.js';
+import { legend } from './timeline/legend.js';
+import { wirePointer } from './timeline/pointer.js';
 
 /** Above this many rows the lanes show a density histogram instead of one mark per row. */
 export const DENSITY_THRESHOLD = 5000;
@@ -452,7 +466,7 @@ export function rowFacts(result) {
   return facts;
 }
 
-const OUTCOME_LABEL = {
+export const OUTCOME_LABEL = {
   joined: 'joined',
   padded: 'null-padded (no partner)',
   none: 'no partner',
@@ -466,10 +480,10 @@ const OUTCOME_LABEL = {
   future: 'not arrived yet',
 };
 
-const STATUS_INDEX = Object.fromEntries(Object.keys(OUTCOME_LABEL).map((k, i) => [k, i]));
+export const STATUS_INDEX = Object.fromEntries(Object.keys(OUTCOME_LABEL).map((k, i) => [k, i]));
 
 /** The status of a row as of a step: its outcome if known by then, else pending / future. */
-function statusAt(f, step, lastStep, traced) {
+export function statusAt(f, step, lastStep, traced) {
   if (!traced || step >= lastStep) return f.outcome;
   if (f.arrival > step) return 'future';
   if (f.decided <= step) return f.outcome;
@@ -530,22 +544,6 @@ export function describeRow(result, rowId, facts, fmt) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Time axis.
-
-const NICE_DATE_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5, 9e5, 18e5, 36e5, 72e5, 108e5, 216e5, 432e5, 864e5, 1728e5, 6048e5];
-
-function niceStep(span, maxTicks, dates) {
-  const raw = span / Math.max(1, maxTicks);
-  if (dates) {
-    for (const s of NICE_DATE_STEPS) if (s >= raw) return s;
-    return Math.ceil(raw / 864e5) * 864e5;
-  }
-  const p = Math.pow(10, Math.floor(Math.log10(Math.max(raw, 1e-9))));
-  for (const m of [1, 2, 5, 10]) if (m * p >= raw) return Math.max(1, m * p);
-  return Math.max(1, 10 * p);
-}
-
-// ---------------------------------------------------------------------------------------------
 // Windows and intervals from the job settings.
 
 function jobOf(scenario) {
@@ -596,28 +594,6 @@ export function intervalSettings(scenario, result) {
   return null;
 }
 
-// ---------------------------------------------------------------------------------------------
-// SVG building.
-
-function el(name, attrs, parent) {
-  const e = document.createElementNS(SVG_NS, name);
-  if (attrs) for (const k in attrs) e.setAttribute(k, attrs[k]);
-  if (parent) parent.appendChild(e);
-  return e;
-}
-
-function text(parent, x, y, str, cls, anchor) {
-  const t = el('text', { x: fx(x), y: fx(y) }, parent);
-  if (cls) t.setAttribute('class', cls);
-  if (anchor) t.setAttribute('text-anchor', anchor);
-  t.textContent = str;
-  return t;
-}
-
-const fx = (v) => String(Math.round(v * 10) / 10);
-
-const STREAM_CLASS = ['jl-s0', 'jl-s1'];
-
 /**
  * Draws the timeline of `result` (a RunResult with rows, keys and trace) into `container`.
  *
@@ -638,743 +614,123 @@ export function renderTimeline(container, scenario, result, options = {}) {
   container.classList.add('jl-timeline-host');
   while (container.firstChild) container.removeChild(container.firstChild);
 
+  // The drawing context every layer reads (and the layout layers extend).
   const rows = result.rows || [];
   const trace = result.trace || [];
   const traced = trace.length > 0;
-  const lastStep = traced ? trace.length - 1 : 0;
-  const streams = result.streams && result.streams.length ? result.streams : [{ name: 'input' }];
-  const nStreams = streams.length;
-  const pa = Math.max(1, result.parallelism || 1);
-  const po = Math.max(1, result.operator_parallelism || pa);
-  const facts = rowFacts(result);
-  const density = rows.length > (options.densityThreshold ?? DENSITY_THRESHOLD);
   const showIntervals = options.showIntervals !== false;
   const showWindows = options.showWindows !== false;
-
   // Time of each row: its event time, else its arrival (processing) time.
   const eventTimed = rows.some((r) => r.timestamp !== null && r.timestamp !== undefined);
-  const tOf = (r) => (r.timestamp !== null && r.timestamp !== undefined ? r.timestamp : r.arrival);
   const times = new Float64Array(rows.length);
-  for (let i = 0; i < rows.length; i++) times[i] = tOf(rows[i]);
+  for (let i = 0; i < rows.length; i++) times[i] = rows[i].timestamp !== null && rows[i].timestamp !== undefined ? rows[i].timestamp : rows[i].arrival;
+  const pa = Math.max(1, result.parallelism || 1);
+  const c = {
+    container,
+    result,
+    rows,
+    trace,
+    traced,
+    lastStep: traced ? trace.length - 1 : 0,
+    streams: result.streams && result.streams.length ? result.streams : [{ name: 'input' }],
+    pa,
+    po: Math.max(1, result.operator_parallelism || pa),
+    facts: rowFacts(result),
+    density: rows.length > (options.densityThreshold ?? DENSITY_THRESHOLD),
+    eventTimed,
+    times,
+    ws: showWindows && eventTimed ? windowSettings(scenario, result) : null,
+    iv: showIntervals && eventTimed ? intervalSettings(scenario, result) : null,
+    firedWindows: collectWindows(result),
+    selected: options.selectedRow ?? -1,
+    curRow: -1,
+    currentStep: 0,
+  };
+  c.nStreams = c.streams.length;
 
-  // ----- domain
-  let d0 = Infinity;
-  let d1 = -Infinity;
-  for (let i = 0; i < times.length; i++) {
-    const t = times[i];
-    if (Number.isFinite(t)) {
-      if (t < d0) d0 = t;
-      if (t > d1) d1 = t;
-    }
-  }
-  const ws = showWindows && eventTimed ? windowSettings(scenario, result) : null;
-  const iv = showIntervals && eventTimed ? intervalSettings(scenario, result) : null;
-  const firedWindows = collectWindows(result);
-  if (Number.isFinite(d0) && ws && ws.kind !== 'session' && ws.size > 0 && ws.slide > 0) {
-    // Extend to the whole windows of the first and last rows.
-    const firstStart = d0 - mod(d0 - ws.offset, ws.slide);
-    const lastEnd = d1 - mod(d1 - ws.offset, ws.slide) + ws.slide;
-    if ((lastEnd - firstStart) / ws.slide < 2000) {
-      d0 = firstStart;
-      d1 = Math.max(d1, lastEnd);
-    }
-  }
-  for (const w of firedWindows) {
-    d0 = Math.min(d0, w.start);
-    d1 = Math.max(d1, w.end);
-  }
-  if (iv && Number.isFinite(d0)) {
-    const lo = Math.min(iv.sides[0][0], iv.sides[1][0], 0);
-    const hi = Math.max(iv.sides[0][1], iv.sides[1][1], 0);
-    const span = Math.max(10, d1 - d0);
-    // Widen by the interval, but never let a huge bound squash the rows to a dot.
-    d0 += Math.max(lo, -4 * span);
-    d1 += Math.min(hi, 4 * span);
-  }
-  for (const w of [...(result.watermarks || []).map((x) => x.watermark), ...(result.assigner_watermarks || []).flat()]) {
-    const v = wmValue(w);
-    if (Number.isFinite(v) && Number.isFinite(d0) && v > d0 - (d1 - d0) && v < d1 + (d1 - d0)) {
-      d0 = Math.min(d0, v);
-      d1 = Math.max(d1, v);
-    }
-  }
-  if (!Number.isFinite(d0)) {
-    d0 = 0;
-    d1 = 10;
-  }
-  if (d1 - d0 < 1) {
-    d0 -= 5;
-    d1 += 5;
-  }
-  let firstT = d0;
-  for (let i = 0; i < times.length; i++) if (Number.isFinite(times[i]) && (firstT === d0 || times[i] < firstT)) firstT = times[i];
-  const padT = (d1 - d0) * 0.03;
-  d0 -= padT;
-  d1 += padT;
-  const fmt = timeFormat([d0 + padT, d1 - padT, ...(rows.length ? [times[0]] : [])]);
+  // ----- scale: the domain, x, the label format
+  const { d0, d1, firstT, padT } = timeDomain(c);
+  Object.assign(c, { d0, d1, firstT });
+  c.fmt = timeFormat([d0 + padT, d1 - padT, ...(rows.length ? [times[0]] : [])]);
+  c.width = Math.max(480, Math.floor(options.width || container.clientWidth || 900));
+  c.left = 132;
+  c.right = c.width - 18;
+  c.plotW = c.right - c.left;
+  Object.assign(c, timeScale(d0, d1, c.left, c.right));
 
-  // ----- geometry
-  const width = Math.max(480, Math.floor(options.width || container.clientWidth || 900));
-  const labelW = 132;
-  const left = labelW;
-  const right = width - 18;
-  const plotW = right - left;
-  const x = (t) => left + ((t - d0) / (d1 - d0)) * plotW;
-  const xc = (t) => (t === Infinity ? right : t === -Infinity ? left : Math.max(left - 6, Math.min(right + 6, x(t))));
+  // ----- the SVG and its layers, bottom to top
+  c.axisTop = 20;
+  c.axisH = 26;
+  c.y = c.axisTop + c.axisH;
+  const svg = (c.svg = el('svg', { class: 'jl-timeline', width: c.width, role: 'img', 'font-family': 'inherit' }));
+  el('title', null, svg).textContent = `Timeline of ${rows.length} rows: ${result.outputs ? result.outputs.length : 0} outputs, ${result.late ? result.late.length : 0} late`;
+  const clip = el('clipPath', { id: uid('jlclip') }, el('defs', null, svg));
+  const clipRect = el('rect', { x: c.left - 8, y: 0, width: c.plotW + 16, height: 10 }, clip);
+  c.gBack = el('g', { class: 'jl-back' }, svg);
+  c.gWin = el('g', { class: 'jl-windows' }, svg);
+  c.gLanes = el('g', { class: 'jl-lanes' }, svg);
+  c.gIv = el('g', { class: 'jl-intervals', 'clip-path': `url(#${clip.id})` }, svg);
+  c.gWm = el('g', { class: 'jl-wm-layer' }, svg);
+  c.gSel = el('g', { class: 'jl-selection' }, svg);
+  c.gMarks = el('g', { class: 'jl-marks' }, svg);
+  c.gAxis = el('g', { class: 'jl-axis' }, svg);
 
-  const axisTop = 20;
-  const axisH = 26;
-  let y = axisTop + axisH;
-
-  const svg = el('svg', { class: 'jl-timeline', width, role: 'img', 'font-family': 'inherit' });
-  const title = el('title', null, svg);
-  title.textContent = `Timeline of ${rows.length} rows: ${result.outputs ? result.outputs.length : 0} outputs, ${result.late ? result.late.length : 0} late`;
-  const defs = el('defs', null, svg);
-  const clip = el('clipPath', { id: uid('jlclip') }, defs);
-  const clipRect = el('rect', { x: left - 8, y: 0, width: plotW + 16, height: 10 }, clip);
-
-  const gBack = el('g', { class: 'jl-back' }, svg);
-  const gWin = el('g', { class: 'jl-windows' }, svg);
-  const gLanes = el('g', { class: 'jl-lanes' }, svg);
-  const gIv = el('g', { class: 'jl-intervals', 'clip-path': `url(#${clip.id})` }, svg);
-  const gWm = el('g', { class: 'jl-wm-layer' }, svg);
-  const gSel = el('g', { class: 'jl-selection' }, svg);
-  const gMarks = el('g', { class: 'jl-marks' }, svg);
-  const gAxis = el('g', { class: 'jl-axis' }, svg);
-
-  // ----- windows band
-  let windowTracks = 0;
-  const windowItems = []; // {start, end, track, fired, text, tip}
-  if (ws || firedWindows.length) {
-    const kind = ws ? ws.kind : 'session';
-    const fired = new Map();
-    for (const w of firedWindows) fired.set(`${w.start},${w.end}`, w);
-    if (ws && kind !== 'session' && ws.size > 0 && ws.slide > 0 && (d1 - d0) / ws.slide < 1500) {
-      const k = Math.ceil(ws.size / ws.slide);
-      windowTracks = k;
-      let s = d0 - mod(d0 - ws.offset, ws.slide) - (k - 1) * ws.slide;
-      for (; s < d1; s += ws.slide) {
-        if (s + ws.size <= d0) continue;
-        const track = mod(Math.round((s - ws.offset) / ws.slide), k);
-        const f = fired.get(`${s},${s + ws.size}`);
-        windowItems.push({ start: s, end: s + ws.size, track, fired: f || null });
-        if (f) fired.delete(`${s},${s + ws.size}`);
-      }
-    }
-    // Fired windows not on the grid (sessions, or a grid too dense to draw): pack in tracks.
-    const rest = [...fired.values()].sort((a, b) => a.start - b.start || a.end - b.end);
-    if (rest.length) {
-      const ends = [];
-      const base = windowTracks;
-      for (const w of rest.slice(0, 3000)) {
-        let t = ends.findIndex((e) => e <= w.start);
-        if (t < 0) {
-          if (ends.length < 8) {
-            t = ends.length;
-            ends.push(0);
-          } else t = ends.indexOf(Math.min(...ends));
-        }
-        ends[t] = w.end;
-        windowItems.push({ start: w.start, end: w.end, track: base + t, fired: w });
-      }
-      windowTracks = base + ends.length;
-    }
-  }
-  const trackH = 15;
-  const winTop = y + 4;
-  if (windowTracks) {
-    const caption = ws ? `${ws.kind} windows` : 'windows';
-    text(gWin, 8, winTop + 11, caption, 'jl-lane-label jl-win-caption');
-    for (const w of windowItems) {
-      const x0 = Math.max(left - 4, x(w.start));
-      const x1 = Math.min(right + 4, x(w.end));
-      if (x1 <= x0) continue;
-      const wy = winTop + w.track * trackH;
-      const cls = w.fired ? 'jl-window jl-window-fired' : 'jl-window';
-      const r = el('rect', { x: fx(x0 + 0.5), y: fx(wy), width: fx(Math.max(1, x1 - x0 - 1)), height: trackH - 3, rx: 2, class: cls }, gWin);
-      r.dataset.window = String(windowItems.indexOf(w));
-      w.el = r;
-      if (w.fired && x1 - x0 > 34) {
-        w.labelEl = text(gWin, (x0 + x1) / 2, wy + 9.5, w.fired.label, 'jl-window-label', 'middle');
-      }
-    }
-    y = winTop + windowTracks * trackH + 6;
-  }
-
-  // ----- lanes
-  const lanes = [];
-  for (let s = 0; s < nStreams; s++) {
-    for (let a = 0; a < pa; a++) lanes.push({ stream: s, assigner: a, rows: [] });
-  }
-  const laneOf = (r) => sideIndex(r.side) * pa + Math.min(pa - 1, r.assigner || 0);
-  for (let i = 0; i < rows.length; i++) {
-    const L = lanes[laneOf(rows[i])];
-    if (L) L.rows.push(i);
-  }
-  const markR = 4.5;
-  const levelH = 12;
-  const rowY = new Float64Array(rows.length);
-  const rowX = new Float64Array(rows.length);
-  for (const L of lanes) {
-    L.rows.sort((p, q) => times[p] - times[q] || p - q);
-    let levels = 1;
-    if (!density) {
-      const maxLevels = L.rows.length <= 200 ? 10 : 6;
-      const ends = [];
-      const lv = new Int32Array(L.rows.length);
-      L.rows.forEach((id, k) => {
-        const t = times[id];
-        const px = x(t);
-        rowX[id] = px;
-        let a = px - markR - 1;
-        let b = px + markR + 1;
-        const side = iv && iv.sides[sideIndex(rows[id].side)];
-        if (side && L.rows.length <= 200) {
-          a = Math.min(a, x(t + side[0]) - 2);
-          b = Math.max(b, x(t + side[1]) + 2);
-        }
-        let level = -1;
-        for (let j = 0; j < ends.length; j++) {
-          if (ends[j] <= a) {
-            level = j;
-            break;
-          }
-        }
-        if (level < 0) {
-          if (ends.length < maxLevels) {
-            level = ends.length;
-            ends.push(0);
-          } else {
-            level = 0;
-            for (let j = 1; j < ends.length; j++) if (ends[j] < ends[level]) level = j;
-          }
-        }
-        ends[level] = b;
-        lv[k] = level;
-      });
-      levels = Math.max(1, ends.length);
-      L.levels = lv;
-    }
-    L.top = y;
-    L.h = density ? 44 : Math.max(30, 12 + levels * levelH);
-    L.levelCount = levels;
-    if (!density) {
-      L.rows.forEach((id, k) => {
-        rowY[id] = L.top + L.h - 10 - L.levels[k] * levelH;
-      });
-    }
-    y += L.h + (L.assigner === pa - 1 ? 8 : 2);
-  }
-  const lanesTop = lanes.length ? lanes[0].top : y;
-  const lanesBottom = y - 4;
-
-  // Lane backgrounds and labels.
-  for (const L of lanes) {
-    const cls = `jl-lane ${STREAM_CLASS[L.stream] || ''}`;
-    el('rect', { x: left - 8, y: L.top, width: plotW + 16, height: L.h, class: cls, rx: 3 }, gBack);
-    const full = streams[L.stream] ? streams[L.stream].name : '';
-    // Long names are cut to the label column; the whole name is in the label's <title>.
-    const name = full.length > 17 ? `${full.slice(0, 16)}…` : full;
-    if (L.assigner === 0 || pa > 1) {
-      const t = text(gLanes, 8, L.top + (pa > 1 ? L.h / 2 - 1 : L.h / 2 + 4), pa > 1 && L.assigner > 0 ? '' : name, `jl-lane-label ${STREAM_CLASS[L.stream] || ''}`);
-      if (name !== full && L.assigner === 0) el('title', null, t).textContent = full;
-      if (pa > 1) text(gLanes, 8, L.top + L.h / 2 + 11, `assigner ${L.assigner}`, 'jl-lane-sub');
-    }
-  }
-
-  // Tumbling window boundaries across the lanes.
-  if (ws && ws.kind === 'tumbling' && windowItems.length && windowItems.length < 400) {
-    for (const w of windowItems) {
-      if (w.start > d0 && w.start < d1) el('line', { x1: fx(x(w.start)), x2: fx(x(w.start)), y1: winTop, y2: lanesBottom, class: 'jl-boundary' }, gBack);
-    }
-  }
-
-  // ----- axis
-  const height = lanesBottom + 36;
+  layoutWindows(c);
+  drawWindows(c);
+  layoutLanes(c);
+  drawLanes(c);
+  const height = c.lanesBottom + 36;
   svg.setAttribute('height', height);
-  svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  svg.setAttribute('viewBox', `0 0 ${c.width} ${height}`);
   clipRect.setAttribute('height', height);
-  {
-    const maxTicks = Math.max(2, Math.floor(plotW / (fmt.dates ? 86 : 70)));
-    const step = niceStep(d1 - d0, maxTicks, fmt.dates);
-    const ay = axisTop + axisH - 6;
-    el('line', { x1: left - 8, x2: right + 8, y1: ay, y2: ay, class: 'jl-axis-line' }, gAxis);
-    let t = Math.ceil(d0 / step) * step;
-    let count = 0;
-    for (; t <= d1 && count < 200; t += step, count++) {
-      const px = x(t);
-      el('line', { x1: fx(px), x2: fx(px), y1: ay - 4, y2: ay, class: 'jl-tick' }, gAxis);
-      el('line', { x1: fx(px), x2: fx(px), y1: ay, y2: lanesBottom, class: 'jl-grid' }, gBack);
-      const label = fmt.tick(t, step);
-      text(gAxis, px, ay - 7, label, 'jl-tick-label', 'middle');
-    }
-    const what = eventTimed ? 'event time' : 'arrival time';
-    const unit = fmt.dates ? `UTC, ${fmt.day(firstT)}` : step < 1000 ? 'ms' : '';
-    text(gAxis, 8, unit ? ay - 16 : ay - 7, what, 'jl-axis-title');
-    if (unit) text(gAxis, 8, ay - 5, unit, 'jl-axis-title');
-  }
+  drawAxis(c);
+  drawIntervals(c);
+  const marks = createMarks(c);
+  c.tracker = new WatermarkTracker(result);
+  container.appendChild(svg);
+  container.appendChild(legend(c));
 
-  // ----- intervals (one path per lane and exclusivity; the selected row's is redrawn on top)
-  const ivPath = (id, side) => {
-    const t = times[id];
-    const a = xc(t + side[0]);
-    const b = xc(t + side[1]);
-    const yy = rowY[id];
-    return `M${fx(a)} ${fx(yy)}H${fx(b)}M${fx(a)} ${fx(yy - 3.5)}v7M${fx(b)} ${fx(yy - 3.5)}v7`;
-  };
-  if (iv && !density) {
-    for (const L of lanes) {
-      const side = iv.sides[L.stream];
-      if (!side || !L.rows.length) continue;
-      let d = '';
-      for (const id of L.rows) if (rows[id].timestamp !== null && rows[id].timestamp !== undefined) d += ivPath(id, side);
-      el('path', { d, class: `jl-interval ${STREAM_CLASS[L.stream] || ''}` }, gIv);
-    }
-  }
-
-  // ----- marks: one path per (status, stream) — a thousand rows cost a few path strings, not
-  // a thousand elements. Hovering and clicking find the row under the pointer by geometry.
-  const densityLayer = el('g', { class: 'jl-density' }, gMarks);
-  const dotLayer = el('g', { class: 'jl-dots' }, gMarks);
-  const retract = new Uint8Array(rows.length);
-  const rowStream = new Uint8Array(rows.length);
-  for (let i = 0; i < rows.length; i++) rowStream[i] = sideIndex(rows[i].side);
-  for (let i = 0; i < rows.length; i++) retract[i] = rows[i].kind === '-D' || rows[i].kind === '-U' ? 1 : 0;
-  const dotStr = new Array(rows.length);
-  const dotPath = (id) => {
-    const px = rowX[id];
-    const py = rowY[id];
-    if (facts[id].outcome === 'late') return `M${fx(px - 4)} ${fx(py - 4)}l8 8m0 -8l-8 8`;
-    return `M${fx(px - markR)} ${fx(py)}a${markR} ${markR} 0 1 0 ${2 * markR} 0a${markR} ${markR} 0 1 0 ${-2 * markR} 0`;
-  };
-  /** The row under SVG point (px, py), or -1. */
-  const rowAt = (px, py) => {
-    if (density) return -1;
-    let best = -1;
-    let bestD = (markR + 3) * (markR + 3);
-    for (const L of lanes) {
-      if (py < L.top - 4 || py > L.top + L.h + 4) continue;
-      const ids = L.rows;
-      // Rows are sorted by time, so by x: binary search the first with x >= px - r.
-      let lo = 0;
-      let hi = ids.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (rowX[ids[mid]] < px - markR - 3) lo = mid + 1;
-        else hi = mid;
-      }
-      for (let k = lo; k < ids.length && rowX[ids[k]] <= px + markR + 3; k++) {
-        const id = ids[k];
-        const dx = rowX[id] - px;
-        const dy = rowY[id] - py;
-        const d = dx * dx + dy * dy;
-        if (d <= bestD) {
-          bestD = d;
-          best = id;
-        }
-      }
-    }
-    return best;
-  };
-
-  // ----- watermark layer and step status
-  const tracker = new WatermarkTracker(result);
-  const subtaskClass = (j) => `jl-wm jl-wm${j % 8}`;
-  let currentStep = lastStep;
-  const drawWatermarks = (step) => {
-    while (gWm.firstChild) gWm.removeChild(gWm.firstChild);
-    if (!traced) {
-      // No trace: the final watermarks.
-      const ops = (result.watermarks || []).map((w) => w.watermark);
-      drawOperatorLines(ops);
-      return;
-    }
-    const s = tracker.at(step);
-    drawOperatorLines(s.operator);
-    // Per assigner lane: a tick at its forwarded watermark.
-    for (const L of lanes) {
-      const w = wmValue(s.assigner[L.stream] ? s.assigner[L.stream][L.assigner] : '-inf');
-      const idle = s.idle[L.stream] && s.idle[L.stream][L.assigner];
-      const label = `${idle ? 'idle · ' : ''}wm ${fmt.short(w)}`;
-      if (w === -Infinity) {
-        text(gWm, left - 4, L.top + 10, label, 'jl-awm-label jl-awm-min');
-        continue;
-      }
-      const px = xc(w);
-      el('line', { x1: fx(px), x2: fx(px), y1: L.top + 1, y2: L.top + L.h - 1, class: `jl-awm ${STREAM_CLASS[L.stream] || ''}${idle ? ' jl-idle' : ''}` }, gWm);
-      const tx = px > right - 60 ? px - 4 : px + 4;
-      text(gWm, tx, L.top + 10, label, 'jl-awm-label', px > right - 60 ? 'end' : 'start');
-    }
-  };
-  function drawOperatorLines(ops) {
-    // Shade the event time each subtask's watermark has passed; lines with labels merged
-    // for subtasks at the same watermark.
-    const groups = new Map();
-    ops.forEach((w, j) => {
-      const v = wmValue(w);
-      const key = String(v);
-      if (!groups.has(key)) groups.set(key, { v, subtasks: [] });
-      groups.get(key).subtasks.push(j);
-    });
-    const top = windowTracks ? winTop : lanesTop;
-    let labelRow = 0;
-    const sorted = [...groups.values()].sort((a, b) => a.v - b.v);
-    for (const g of sorted) {
-      const px = xc(g.v);
-      if (g.v !== -Infinity) {
-        el('rect', { x: left - 8, y: top, width: fx(Math.max(0, px - left + 8)), height: lanesBottom - top, class: 'jl-wm-shade' }, gWm);
-      }
-    }
-    for (const g of sorted) {
-      const px = xc(g.v);
-      const who = po > 1 ? `${g.subtasks.length === po ? 'all subtasks' : `subtask${g.subtasks.length > 1 ? 's' : ''} ${g.subtasks.join(',')}`}: ` : '';
-      const label = `WM ${who}${fmt.short(g.v)}`;
-      const cls = subtaskClass(g.subtasks[0]);
-      if (g.v !== -Infinity) {
-        el('line', { x1: fx(px), x2: fx(px), y1: top - 2, y2: lanesBottom, class: `${cls} jl-wm-line` }, gWm);
-      }
-      const ly = lanesBottom + 13 + labelRow * 0;
-      const anchor = px > right - 80 ? 'end' : px < left + 80 ? 'start' : 'middle';
-      const t = text(gWm, g.v === -Infinity ? left : px, ly, label, `${cls} jl-wm-label`, g.v === -Infinity ? 'start' : anchor);
-      t.dataset.subtasks = g.subtasks.join(',');
-      labelRow++;
-    }
-    // Stack labels that would overlap.
-    const labels = [...gWm.querySelectorAll('.jl-wm-label')];
-    let lastEnd = -Infinity;
-    let row = 0;
-    for (const lb of labels) {
-      const xx = Number(lb.getAttribute('x'));
-      const approxW = lb.textContent.length * 6.2;
-      const anchor = lb.getAttribute('text-anchor') || 'start';
-      const start = anchor === 'middle' ? xx - approxW / 2 : anchor === 'end' ? xx - approxW : xx;
-      if (start < lastEnd + 6) row++;
-      else row = 0;
-      lb.setAttribute('y', fx(lanesBottom + 13 + row * 12));
-      lastEnd = start + approxW;
-    }
-    const need = lanesBottom + 24 + row * 12;
-    if (need > Number(svg.getAttribute('height'))) {
-      svg.setAttribute('height', need);
-      svg.setAttribute('viewBox', `0 0 ${width} ${need}`);
-    }
-  }
-
-  const applyStatus = (step) => {
-    // Windows that have not fired yet as of the step are drawn as not fired.
-    for (const w of windowItems) {
-      if (!w.el || !w.fired) continue;
-      const done = !traced || w.fired.step <= step;
-      w.el.setAttribute('class', done ? 'jl-window jl-window-fired' : 'jl-window jl-window-later');
-      if (w.labelEl) w.labelEl.style.display = done ? '' : 'none';
-    }
-    if (density) {
-      drawDensity(step);
-      return;
-    }
-    const cur = traced && step <= lastStep ? trace[step] && trace[step].cause : null;
-    curRow = cur && cur.type === 'row' ? cur.row : -1;
-    const groups = new Map();
-    for (let id = 0; id < rows.length; id++) {
-      const st = statusAt(facts[id], step, lastStep, traced);
-      const stream = rowStream[id];
-      const x = facts[id].outcome === 'late' ? 1 : 0;
-      const key = ((STATUS_INDEX[st] ?? 15) << 3) | (stream << 2) | (x << 1) | retract[id];
-      let g = groups.get(key);
-      if (!g) {
-        g = { st, stream, shape: x ? 'x' : 'dot', retract: retract[id], d: [], ids: [] };
-        groups.set(key, g);
-      }
-      g.d.push(dotStr[id] || (dotStr[id] = dotPath(id)));
-      g.ids.push(id);
-    }
-    while (dotLayer.firstChild) dotLayer.removeChild(dotLayer.firstChild);
-    const order = ['future', 'none', 'dropped', 'buffered', 'pending', 'window', 'side', 'main', 'padded', 'joined', 'late'];
-    const sorted = [...groups.values()].sort((p, q) => order.indexOf(p.st) - order.indexOf(q.st) || p.stream - q.stream);
-    for (const g of sorted) {
-      const cls = `jl-mark jl-o-${g.st} ${STREAM_CLASS[g.stream] || ''} jl-shape-${g.shape}${g.retract ? ' jl-retract' : ''}`;
-      const p = el('path', { d: g.d.join(''), class: cls }, dotLayer);
-      p.setAttribute('data-count', g.ids.length);
-      p.setAttribute('data-rows', g.ids.join(' '));
-    }
-    drawRings();
-  };
-
-  // Rings around the current step's row and the selected row.
-  let curRow = -1;
-  const gRing = el('g', { class: 'jl-rings' }, gMarks);
-  const drawRings = () => {
-    while (gRing.firstChild) gRing.removeChild(gRing.firstChild);
-    for (const [id, cls] of [[curRow, 'jl-ring jl-ring-current'], [selected, 'jl-ring jl-ring-selected']]) {
-      if (id < 0 || !rows[id] || density) continue;
-      el('circle', { cx: fx(rowX[id]), cy: fx(rowY[id]), r: markR + 3, class: cls }, gRing);
-    }
-  };
-
-  const drawDensity = (step) => {
-    while (densityLayer.firstChild) densityLayer.removeChild(densityLayer.firstChild);
-    const binW = 3;
-    const nb = Math.ceil(plotW / binW) + 1;
-    const order = ['joined', 'main', 'window', 'side', 'padded', 'none', 'dropped', 'buffered', 'pending', 'late', 'future'];
-    for (const L of lanes) {
-      const counts = order.map(() => new Uint32Array(nb));
-      const oi = new Map(order.map((o, i) => [o, i]));
-      for (const id of L.rows) {
-        const b = Math.max(0, Math.min(nb - 1, Math.floor((x(times[id]) - left) / binW)));
-        counts[oi.get(statusAt(facts[id], step, lastStep, traced))][b]++;
-      }
-      let max = 1;
-      for (let b = 0; b < nb; b++) {
-        let s = 0;
-        for (const c of counts) s += c[b];
-        if (s > max) max = s;
-      }
-      const hh = L.h - 6;
-      const base = L.top + L.h - 3;
-      const stack = new Float64Array(nb);
-      order.forEach((o, k) => {
-        let d = '';
-        for (let b = 0; b < nb; b++) {
-          const c = counts[k][b];
-          if (!c) continue;
-          const h = Math.max(1, (Math.sqrt(c) / Math.sqrt(max)) * hh * (c / Math.max(1, sumAt(counts, b))));
-          d += `M${fx(left + b * binW)} ${fx(base - stack[b])}h${binW - 0.5}v${fx(-h)}h${-(binW - 0.5)}z`;
-          stack[b] += h;
-        }
-        if (d) el('path', { d, class: `jl-density-${o}` }, densityLayer);
-      });
-      // An invisible strip per lane for the tooltip.
-      const hit = el('rect', { x: left, y: L.top, width: plotW, height: L.h, class: 'jl-hit-strip' }, densityLayer);
-      hit.dataset.lane = String(lanes.indexOf(L));
-      L.counts = counts;
-      L.order = order;
-    }
-  };
-  const sumAt = (counts, b) => {
-    let s = 0;
-    for (const c of counts) s += c[b];
-    return s;
-  };
-
-  // ----- selection: the selected row's interval and lines to its partners
-  let selected = options.selectedRow ?? -1;
-  const drawSelection = () => {
-    while (gSel.firstChild) gSel.removeChild(gSel.firstChild);
-    if (density || selected < 0 || !rows[selected]) return;
-    const r = rows[selected];
-    const si = sideIndex(r.side);
-    if (iv && r.timestamp !== null && r.timestamp !== undefined) {
-      const side = iv.sides[si];
-      // The range where partners must lie, across the partner stream's lanes.
-      const other = 1 - si;
-      const a = xc(r.timestamp + side[0]);
-      const b = xc(r.timestamp + side[1]);
-      for (const L of lanes) {
-        if (L.stream !== other) continue;
-        el('rect', { x: fx(Math.min(a, b)), y: L.top, width: fx(Math.max(1, Math.abs(b - a))), height: L.h, class: 'jl-range' }, gSel);
-      }
-      el('path', { d: ivPath(selected, side), class: 'jl-interval jl-interval-selected' }, gSel);
-    }
-    const f = facts[selected];
-    const outs = result.outputs || [];
-    for (const k of f.outputs) {
-      const o = outs[k];
-      const other = o.left && o.left.id === selected ? o.right : o.left;
-      if (!other || !rows[other.id]) continue;
-      const x1 = rowX[selected];
-      const y1 = rowY[selected];
-      const x2 = rowX[other.id];
-      const y2 = rowY[other.id];
-      const my = (y1 + y2) / 2;
-      el('path', { d: `M${fx(x1)} ${fx(y1)}C${fx(x1)} ${fx(my)} ${fx(x2)} ${fx(my)} ${fx(x2)} ${fx(y2)}`, class: 'jl-link' }, gSel);
-    }
-  };
-
-  // ----- legend
-  {
-    const present = new Set(facts.map((f) => f.outcome));
-    if (traced) present.add('pending');
-    const order = ['joined', 'main', 'window', 'side', 'padded', 'none', 'dropped', 'late', 'buffered', 'pending'];
-    const legend = document.createElement('div');
-    legend.className = 'jl-legend';
-    for (const o of order) {
-      if (!present.has(o)) continue;
-      const item = document.createElement('span');
-      item.className = `jl-legend-item jl-legend-${o}`;
-      const sw = document.createElement('span');
-      sw.className = 'jl-swatch';
-      if (o === 'late') sw.textContent = '×';
-      item.appendChild(sw);
-      item.appendChild(document.createTextNode(OUTCOME_LABEL[o]));
-      legend.appendChild(item);
-    }
-    if (retract.some((x) => x)) {
-      const it = document.createElement('span');
-      it.className = 'jl-legend-item jl-legend-retract';
-      const s3 = document.createElement('span');
-      s3.className = 'jl-swatch';
-      it.appendChild(s3);
-      it.appendChild(document.createTextNode('retraction row (−U / −D)'));
-      legend.appendChild(it);
-    }
-    const wmItem = document.createElement('span');
-    wmItem.className = 'jl-legend-item jl-legend-wm';
-    const sw = document.createElement('span');
-    sw.className = 'jl-swatch';
-    wmItem.appendChild(sw);
-    wmItem.appendChild(document.createTextNode(po > 1 ? 'operator subtask watermarks' : 'operator watermark'));
-    legend.appendChild(wmItem);
-    if (iv) {
-      const it = document.createElement('span');
-      it.className = 'jl-legend-item jl-legend-iv';
-      const s2 = document.createElement('span');
-      s2.className = 'jl-swatch';
-      it.appendChild(s2);
-      it.appendChild(document.createTextNode(`partner range (${iv.text})`));
-      legend.appendChild(it);
-    }
-    container.appendChild(svg);
-    container.appendChild(legend);
-  }
-
-  // ----- tooltip
-  const tip = document.createElement('div');
-  tip.className = 'jl-tooltip';
-  tip.hidden = true;
-  container.appendChild(tip);
-  const showTip = (lines, ev) => {
-    while (tip.firstChild) tip.removeChild(tip.firstChild);
-    lines.forEach((l, i) => {
-      const d = document.createElement('div');
-      if (i === 0) d.className = 'jl-tip-head';
-      d.textContent = l;
-      tip.appendChild(d);
-    });
-    tip.hidden = false;
-    const host = container.getBoundingClientRect();
-    let tx = ev.clientX - host.left + 14;
-    const ty = ev.clientY - host.top + 14;
-    const w = tip.offsetWidth || 280;
-    if (tx + w > host.width) tx = Math.max(4, ev.clientX - host.left - w - 10);
-    tip.style.left = `${tx}px`;
-    tip.style.top = `${ty}px`;
-  };
-  const rowTip = (id) => {
-    const f = facts[id];
-    const st = statusAt(f, currentStep, lastStep, traced);
-    const lines = describeRow(result, id, facts, fmt);
-    if (st !== f.outcome) lines.splice(1, 0, `as of step ${currentStep + 1}: ${OUTCOME_LABEL[st]}`);
-    const side = iv && iv.sides[sideIndex(rows[id].side)];
-    if (side && rows[id].timestamp !== null && rows[id].timestamp !== undefined) {
-      const t = rows[id].timestamp;
-      const other = streamName(result, 1 - sideIndex(rows[id].side));
-      lines.push(`matches ${other} rows with ts in ${side[2] ? '(' : '['}${fmt.long(t + side[0])}, ${fmt.long(t + side[1])}${side[3] ? ')' : ']'}`);
-    }
-    return lines;
-  };
-  const svgPoint = (ev) => {
-    const box = svg.getBoundingClientRect();
-    const scale = box.width ? width / box.width : 1;
-    return [(ev.clientX - box.left) * scale, (ev.clientY - box.top) * scale];
-  };
-  let hoverRow = -1;
-  const onOver = (ev) => {
-    const [px, py] = svgPoint(ev);
-    const id = rowAt(px, py);
-    if (id !== hoverRow) {
-      hoverRow = id;
-      svg.classList.toggle('jl-over-mark', id >= 0);
-    }
-    if (id >= 0) {
-      showTip(rowTip(id), ev);
-      return;
-    }
-    const target = ev.target.closest ? ev.target.closest('[data-window],[data-lane]') : null;
-    if (!target || !svg.contains(target)) {
-      tip.hidden = true;
-      return;
-    }
-    if (target.dataset.window !== undefined) {
-      const w = windowItems[Number(target.dataset.window)];
-      if (w) showTip(windowTip(w, fmt), ev);
-    } else if (target.dataset.lane !== undefined) {
-      const L = lanes[Number(target.dataset.lane)];
-      if (!L || !L.counts) return;
-      const b = Math.max(0, Math.floor((px - left) / 3));
-      const t0 = d0 + ((b * 3) / plotW) * (d1 - d0);
-      const t1 = d0 + (((b + 1) * 3) / plotW) * (d1 - d0);
-      const parts = [];
-      let total = 0;
-      L.order.forEach((o, k) => {
-        const c = L.counts[k][b] || 0;
-        if (c) parts.push(`${OUTCOME_LABEL[o]}: ${c}`);
-        total += c;
-      });
-      showTip([`${total} rows with ts in [${fmt.long(Math.round(t0))}, ${fmt.long(Math.round(t1))})`, ...parts], ev);
-    }
-  };
-  const onOut = (ev) => {
-    if (!ev.relatedTarget || !svg.contains(ev.relatedTarget)) {
-      tip.hidden = true;
-      hoverRow = -1;
-      svg.classList.remove('jl-over-mark');
-    }
-  };
-  const onClick = (ev) => {
-    const [px, py] = svgPoint(ev);
-    const id = rowAt(px, py);
-    if (id < 0) return;
-    handle.setSelectedRow(id === selected ? -1 : id);
+  const removePointer = wirePointer(c, marks, (id) => {
+    handle.setSelectedRow(id === c.selected ? -1 : id);
     if (options.onSelectRow) options.onSelectRow(id);
-  };
-  svg.addEventListener('mousemove', onOver);
-  svg.addEventListener('mouseout', onOut);
-  svg.addEventListener('click', onClick);
+  });
 
   const handle = {
     svg,
     /** The event-time range drawn, [from, to] in ms. */
     domain: [d0, d1],
     get step() {
-      return currentStep;
+      return c.currentStep;
     },
     setStep(step) {
-      currentStep = traced ? Math.max(0, Math.min(lastStep, step ?? lastStep)) : 0;
-      drawWatermarks(currentStep);
-      applyStatus(currentStep);
+      c.currentStep = traced ? Math.max(0, Math.min(c.lastStep, step ?? c.lastStep)) : 0;
+      drawWatermarks(c, c.currentStep);
+      marks.applyStatus(c.currentStep);
     },
     setSelectedRow(id) {
-      selected = id ?? -1;
-      drawSelection();
-      drawRings();
+      c.selected = id ?? -1;
+      drawSelection(c);
+      marks.drawRings();
     },
     /** The row under a point in the SVG's own coordinates, or -1. */
-    rowAt,
-    /** Where row `id`'s mark is, in the SVG's own coordinates (null in density mode). */
+    rowAt: marks.rowAt,
     /** The trace step at which row `id` arrived (-1 without a trace). */
     rowStep(id) {
-      return facts[id] ? facts[id].arrival : -1;
+      return c.facts[id] ? c.facts[id].arrival : -1;
     },
+    /** Where row `id`'s mark is, in the SVG's own coordinates (null in density mode). */
     markPosition(id) {
-      return density || !rows[id] ? null : { x: rowX[id], y: rowY[id] };
+      return c.density || !rows[id] ? null : { x: c.rowX[id], y: c.rowY[id] };
     },
     destroy() {
-      svg.removeEventListener('mousemove', onOver);
-      svg.removeEventListener('mouseout', onOut);
-      svg.removeEventListener('click', onClick);
+      removePointer();
       if (container.__jlTimeline === handle) container.__jlTimeline = null;
     },
   };
   container.__jlTimeline = handle;
-  drawSelection();
-  handle.setStep(options.step ?? lastStep);
+  drawSelection(c);
+  handle.setStep(options.step ?? c.lastStep);
   return handle;
-}
-
-let uidCounter = 0;
-function uid(prefix) {
-  uidCounter += 1;
-  return `${prefix}${uidCounter}`;
 }
 
 /** The windows that produced output, merged over keys: {start, end, label, keys, count}. */
@@ -1419,7 +775,7 @@ function collectWindows(result) {
   return [...map.values()];
 }
 
-function windowTip(w, fmt) {
+export function windowTip(w, fmt) {
   const lines = [`window [${fmt.long(w.start)}, ${fmt.long(w.end)})`];
   const f = w.fired;
   if (!f) {
@@ -1440,156 +796,4 @@ function windowTip(w, fmt) {
   return lines;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Side by side: the same rows through two or three joins.
-
-function h(tag, cls, textContent) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (textContent !== undefined) e.textContent = textContent;
-  return e;
-}
-
-/**
- * Draws small multiples comparing runs of the same rows through different joins.
- * `results`: [{ label, result, scenario? }] (or bare results). Each card shows the number of
- * outputs, distinct row pairs, duplicated pairs, pairs it misses that another join produced,
- * null-padded rows and late rows; below, one line per row pair with what each join did with
- * it (✓, ×2 for duplicates, — for missing), so e.g. "tumbling misses pairs across a boundary"
- * and "sliding duplicates" are visible.
- */
-export function renderComparison(container, results) {
-  while (container.firstChild) container.removeChild(container.firstChild);
-  const runs = (results || []).map((r, i) => (r && r.result ? r : { label: `join ${i + 1}`, result: r })).filter((r) => r.result);
-  const root = h('div', 'jl-compare');
-  container.appendChild(root);
-  if (!runs.length) {
-    root.appendChild(h('p', 'jl-muted', 'nothing to compare'));
-    return;
-  }
-  const ref = (r) => (r ? `${r.stream}\u0000${r.line}` : '');
-  const pairs = new Map(); // key -> {left, right, counts: [per run], kinds: [[kinds]]}
-  const stats = runs.map(() => ({ outputs: 0, distinct: 0, dup: 0, padded: 0, late: 0, missed: 0, retract: 0 }));
-  runs.forEach((run, ri) => {
-    const res = run.result;
-    stats[ri].late = (res.late || []).length;
-    for (const o of res.outputs || []) {
-      stats[ri].outputs++;
-      const key = `${ref(o.left)}\u0001${ref(o.right)}`;
-      let p = pairs.get(key);
-      if (!p) {
-        p = { left: o.left, right: o.right, counts: runs.map(() => 0), kinds: runs.map(() => []) };
-        pairs.set(key, p);
-      }
-      const retract = o.kind === '-D' || o.kind === '-U';
-      if (retract) stats[ri].retract++;
-      p.counts[ri] += retract ? 0 : 1;
-      p.kinds[ri].push(o.kind || '+I');
-    }
-  });
-  const list = [...pairs.values()].sort((a, b) => {
-    const la = a.left || a.right;
-    const lb = b.left || b.right;
-    const sa = a.left ? 0 : 1;
-    const sb = b.left ? 0 : 1;
-    return sa - sb || (la.line - lb.line) || ((a.right ? a.right.line : -1) - (b.right ? b.right.line : -1));
-  });
-  for (const p of list) {
-    const full = p.left && p.right;
-    const anyHas = p.counts.some((c) => c > 0);
-    p.counts.forEach((c, ri) => {
-      if (c > 0) {
-        if (full) stats[ri].distinct++;
-        else stats[ri].padded++;
-        if (c > 1) stats[ri].dup += c - 1;
-      } else if (full && anyHas) stats[ri].missed++;
-    });
-  }
-
-  // Cards.
-  const cards = h('div', 'jl-compare-cards');
-  const maxOut = Math.max(1, ...stats.map((s) => s.outputs));
-  runs.forEach((run, ri) => {
-    const s = stats[ri];
-    const card = h('div', 'jl-compare-card');
-    card.dataset.run = String(ri);
-    card.appendChild(h('div', 'jl-compare-title', run.label || run.result.operator));
-    const bar = h('div', 'jl-compare-bar');
-    const fill = h('span', 'jl-compare-fill');
-    fill.style.width = `${Math.round((s.outputs / maxOut) * 100)}%`;
-    bar.appendChild(fill);
-    card.appendChild(bar);
-    const dl = h('dl', 'jl-compare-stats');
-    const add = (k, v, cls) => {
-      const dt = h('dt', null, k);
-      const dd = h('dd', cls || null, String(v));
-      dd.dataset.stat = k;
-      dl.append(dt, dd);
-    };
-    add('outputs', s.outputs);
-    add('distinct pairs', s.distinct);
-    add('duplicates', s.dup, s.dup ? 'jl-bad' : null);
-    add('missed pairs', s.missed, s.missed ? 'jl-bad' : null);
-    if (s.padded || stats.some((x) => x.padded)) add('null-padded', s.padded);
-    if (s.retract) add('retractions', s.retract, 'jl-bad');
-    add('late rows', s.late, s.late ? 'jl-bad' : null);
-    card.appendChild(dl);
-    cards.appendChild(card);
-  });
-  root.appendChild(cards);
-
-  // The pair matrix.
-  root.appendChild(h('p', 'jl-compare-legend', '✓ produced once · ×N produced N times (duplicates) · — not produced, though another join produced it'));
-  const tbl = h('table', 'jl-compare-pairs');
-  tbl.appendChild(h('caption', null, 'row pairs produced by each join'));
-  const hr = h('tr');
-  const names = runs[0].result.streams || [];
-  hr.appendChild(h('th', null, names[0] ? names[0].name : 'left'));
-  if (names.length > 1) hr.appendChild(h('th', null, names[1].name));
-  runs.forEach((run) => hr.appendChild(h('th', 'jl-compare-col', run.label || run.result.operator)));
-  tbl.appendChild(h('thead')).appendChild(hr);
-  const tb = h('tbody');
-  const cell = (r) => {
-    const td = h('td', 'jl-compare-row');
-    if (!r) {
-      td.textContent = 'null';
-      td.classList.add('jl-muted');
-      return td;
-    }
-    td.appendChild(h('span', 'jl-compare-line', `line ${r.line} `));
-    td.appendChild(document.createTextNode(valuesText(r.values)));
-    return td;
-  };
-  for (const p of list) {
-    const tr = h('tr');
-    const full = p.left && p.right;
-    tr.appendChild(cell(p.left));
-    if (names.length > 1) tr.appendChild(cell(p.right));
-    p.counts.forEach((c, ri) => {
-      const kinds = p.kinds[ri];
-      let t;
-      let cls = 'jl-compare-mark';
-      const changelog = kinds.some((k) => k !== '+I');
-      if (changelog) t = kinds.join(' ');
-      else if (c === 0) t = '—';
-      else if (c === 1) t = '✓';
-      else t = `×${c}`;
-      if (c === 0 && !changelog) cls += full ? ' jl-missed' : ' jl-absent';
-      else if (c > 1) cls += ' jl-dup';
-      else cls += ' jl-ok';
-      const td = h('td', cls, t);
-      td.dataset.count = String(c);
-      tr.appendChild(td);
-    });
-    tb.appendChild(tr);
-  }
-  if (!list.length) {
-    const tr = h('tr');
-    const td = h('td', 'jl-muted', 'no join produced any output');
-    td.colSpan = 2 + runs.length;
-    tr.appendChild(td);
-    tb.appendChild(tr);
-  }
-  tbl.appendChild(tb);
-  root.appendChild(tbl);
-}
+export { renderComparison } from './timeline/comparison.js';

@@ -105,6 +105,7 @@ pub struct WindowResult {
 
 /// Why a row was late, as data.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(tag = "rule", rename_all = "snake_case")]
 pub enum LateRule {
     /// `IntervalJoinOperator.isLate`: `ts < watermark`.
@@ -119,6 +120,7 @@ pub enum LateRule {
 
 /// A late row, dropped or sent to a late side output.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct LateRow {
     pub row: RowId,
     pub subtask: SubtaskIndex,
@@ -134,6 +136,7 @@ pub struct LateRow {
 
 /// Which assigner subtask's watermark an operator subtask's watermark equals.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct WatermarkOrigin {
     pub stream: Side,
     pub assigner: u32,
