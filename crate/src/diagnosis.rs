@@ -878,10 +878,20 @@ fn pairing(plan: &Plan, out: &RunOutput, causes: &mut Vec<Finding>) {
             left_rows: unmatched(0),
             right_rows: unmatched(1),
         };
+        let list = |v: &[Value]| {
+            let mut t: Vec<String> = v.iter().take(5).map(|x| x.to_string()).collect();
+            if v.len() > 5 {
+                t.push("…".into());
+            }
+            t.join(", ")
+        };
         let message = if common == 0 {
             format!(
-                "the keys never meet: {:?} has {left_keys} key(s), {:?} has {right_keys}, none in common{types}",
-                l.name, r.name
+                "the keys never meet: {:?} has {left_keys} key(s) ({}), {:?} has {right_keys} ({}), none in common{types}",
+                l.name,
+                list(&ev.left_only),
+                r.name,
+                list(&ev.right_only)
             )
         } else {
             format!(
