@@ -323,8 +323,12 @@ struct Counts {
     end_step: Option<usize>,
 }
 
-/// Diagnoses a run. `None` when nothing looks wrong.
+/// Diagnoses a run. `None` when nothing looks wrong, or when the run stopped before the end
+/// of input.
 pub fn diagnose(plan: &Plan, out: &RunOutput) -> Option<Diagnosis> {
+    // A run stopped before the end of input (`stop_after`, a trace window) is not the whole
+    // story: nothing to diagnose.
+    out.before_end.as_ref()?;
     let inputs = if plan.operator.two_inputs() { 2 } else { 1 };
     // Rows are stored stream by stream, left first.
     let left_rows = plan.rows.partition_point(|r| r.stream == Side::Left);
@@ -364,7 +368,9 @@ pub fn diagnose(plan: &Plan, out: &RunOutput) -> Option<Diagnosis> {
         .flat_map(|s| s.entries.iter())
         .map(|e| e.rows.len())
         .sum();
-    if !out.state_empty && (event_timers > 0 || !final_wm) {
+    // Rows waiting for time: event-time timers pending (a regular join's state, kept forever
+    // by design, is not a symptom).
+    if event_timers > 0 {
         symptoms.push(Symptom {
             kind: SymptomKind::StateLeft,
             message: format!(
@@ -408,7 +414,7 @@ pub fn diagnose(plan: &Plan, out: &RunOutput) -> Option<Diagnosis> {
         }
     }
     if !final_wm && event_timers > 0 {
-        causes.push(no_final_watermark(plan, out, &c, state_rows, event_timers));
+        causes.push(no_final_watermark(out, &c, state_rows, event_timers));
     }
     if inputs == 2 && c.rows[0] > 0 && c.rows[1] > 0 {
         let joined = out.sink.drained > 0
@@ -423,7 +429,7 @@ pub fn diagnose(plan: &Plan, out: &RunOutput) -> Option<Diagnosis> {
     }
     late_rows(plan, out, &mut causes);
     if plan.operator == OperatorKind::Split {
-        unrouted(plan, out, &c, &mut causes);
+        unrouted(plan, &c, &mut causes);
     }
     if symptoms.is_empty() && causes.is_empty() {
         return None;
@@ -772,13 +778,7 @@ fn idle_fix(plan: &Plan, s: usize, a: Option<u32>) -> Option<Fix> {
     })
 }
 
-fn no_final_watermark(
-    plan: &Plan,
-    out: &RunOutput,
-    c: &Counts,
-    rows: usize,
-    timers: usize,
-) -> Finding {
+fn no_final_watermark(out: &RunOutput, c: &Counts, rows: usize, timers: usize) -> Finding {
     let earliest = out
         .final_state
         .iter()
@@ -807,7 +807,6 @@ fn no_final_watermark(
             windows[0][1]
         )
     };
-    let _ = plan;
     Finding {
         kind: CauseKind::NoFinalWatermark,
         message: format!(
@@ -879,10 +878,20 @@ fn pairing(plan: &Plan, out: &RunOutput, causes: &mut Vec<Finding>) {
             left_rows: unmatched(0),
             right_rows: unmatched(1),
         };
+        let list = |v: &[Value]| {
+            let mut t: Vec<String> = v.iter().take(5).map(|x| x.to_string()).collect();
+            if v.len() > 5 {
+                t.push("…".into());
+            }
+            t.join(", ")
+        };
         let message = if common == 0 {
             format!(
-                "the keys never meet: {:?} has {left_keys} key(s), {:?} has {right_keys}, none in common{types}",
-                l.name, r.name
+                "the keys never meet: {:?} has {left_keys} key(s) ({}), {:?} has {right_keys} ({}), none in common{types}",
+                l.name,
+                list(&ev.left_only),
+                r.name,
+                list(&ev.right_only)
             )
         } else {
             format!(
@@ -1317,7 +1326,7 @@ fn late_rows(plan: &Plan, out: &RunOutput, causes: &mut Vec<Finding>) {
 }
 
 /// A split's rows that matched no route while `otherwise` is unset: dropped.
-fn unrouted(plan: &Plan, out: &RunOutput, c: &Counts, causes: &mut Vec<Finding>) {
+fn unrouted(plan: &Plan, c: &Counts, causes: &mut Vec<Finding>) {
     let split = &plan.scenario.job.split;
     if split.otherwise.is_some() {
         return;
@@ -1327,20 +1336,29 @@ fn unrouted(plan: &Plan, out: &RunOutput, c: &Counts, causes: &mut Vec<Finding>)
     if dropped == 0 {
         return;
     }
-    let _ = out;
     let col = plan.schemas[0]
         .columns
         .iter()
         .position(|x| x.name == split.column.trim());
+    // The values of the dropped rows, up to 10: formatted into one buffer (no allocation per
+    // row), and the scan stops once every dropped row or 10 values are found.
     let mut values: Vec<String> = Vec::new();
     if let Some(col) = col {
+        use std::fmt::Write;
+        let mut text = String::new();
+        let mut found = 0;
         for r in plan.rows.iter().filter(|r| r.stream == Side::Left) {
-            let text = r.values[col].to_string();
-            if !split.routes.iter().any(|x| x.value == text) && !values.contains(&text) {
-                values.push(text);
-                if values.len() == 10 {
-                    break;
-                }
+            text.clear();
+            let _ = write!(text, "{}", r.values[col]);
+            if split.routes.iter().any(|x| x.value == text) {
+                continue;
+            }
+            found += 1;
+            if !values.contains(&text) {
+                values.push(text.clone());
+            }
+            if values.len() == 10 || found == dropped {
+                break;
             }
         }
     }

@@ -1134,7 +1134,13 @@ impl<O: Operator> Sim<'_, '_, O> {
         // `Assigner::next_interesting_tick` skips most of them), so its held candidates are
         // not reported.
         let mut held = Vec::new();
-        let tracing = self.sink.tracing;
+        // Whether the step this tick may begin is traced (`begin` turns a trace window on or
+        // off before the step's events).
+        let tracing = if self.step_count == self.window_toggle {
+            self.window.is_some_and(|(from, _)| self.step_count == from)
+        } else {
+            self.sink.tracing
+        };
         for (si, stream) in self.assigners.iter_mut().enumerate() {
             for (a, slot) in stream.iter_mut().enumerate() {
                 if slot.interval > 0 && tick.rem_euclid(slot.interval) == 0 {
@@ -1166,7 +1172,9 @@ impl<O: Operator> Sim<'_, '_, O> {
         self.begin(Cause::PeriodicEmit {
             processing_time: tick,
         });
-        self.sink.events.append(&mut held);
+        if self.sink.tracing {
+            self.sink.events.append(&mut held);
+        }
         for (si, a, em) in all {
             let side = if si == 0 { Side::Left } else { Side::Right };
             self.broadcast(side, a as u32, &em, None);

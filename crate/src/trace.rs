@@ -57,7 +57,12 @@ pub enum Event {
         watermark: Watermark,
         from_row: Option<RowId>,
     },
-    /// An assigner subtask's watermark candidate was not forwarded (not strictly greater).
+    /// An assigner subtask's generator computed `candidate` and its emitter did not forward
+    /// it: not strictly greater than `last`, the last watermark sent
+    /// (`TimestampsAndWatermarksOperator.WatermarkEmitter.emitWatermark`). Emitted for
+    /// per-event generators after each row, for `WM` rows, and for the periodic emits of a
+    /// step in which some assigner forwarded a watermark (a periodic emit that forwards
+    /// nothing anywhere makes no step). Traced runs only.
     AssignerHeld {
         stream: Side,
         assigner: u32,

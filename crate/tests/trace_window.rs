@@ -149,3 +149,27 @@ fn a_window_past_the_end_is_empty_and_knows_the_step_count() {
     assert!(w.steps.is_empty());
     assert_eq!(w.total_steps, Some(n));
 }
+
+#[test]
+fn held_watermarks_of_a_periodic_step_are_in_every_window() {
+    // Parallelism 2, periodic emission: at each tick one assigner forwards a watermark while
+    // the other's candidate is held; a window starting at any step has the same events.
+    let sc = Scenario::from_json(
+        r#"{"job":{"operator":"window_aggregate","parallelism":2,"watermark":{"per_event":false,"interval":200}},
+        "streams":[{"name":"a","columns":["k","ts"],"key":"k","time":"ts","rows":"x, 100 | s=0, a=100\nx, 1000 | s=1, a=100\nx, 1500 | s=0, a=300\nx, 1600 | s=0, a=500\nx, 1700 | s=0, a=700"}]}"#,
+    )
+    .unwrap();
+    let (full, n) = full_trace(&sc);
+    let held = |steps: &[Step]| {
+        steps
+            .iter()
+            .flat_map(|s| s.events.iter())
+            .filter(|e| matches!(e, Event::AssignerHeld { .. }))
+            .count()
+    };
+    assert!(held(&full) >= 2, "{full:#?}");
+    for from in 0..n {
+        let w = trace_window(&sc, from, 1).unwrap();
+        assert_eq!(w.steps, full[from..from + 1], "window at {from}");
+    }
+}
