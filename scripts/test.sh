@@ -19,6 +19,8 @@ for features in "" "--features export-module" "--features bench"; do
 done
 echo "== cargo test"
 cargo test --lib --bins --tests
+echo "== fuzz smoke run (crate/tests/fuzz.rs, overflow checks on; long runs: docs/FUZZING.md)"
+cargo test --test fuzz -- --include-ignored
 echo "== golden scenarios through the CLI"
 files=$(ls scenarios/*.json | grep -v '\.expected\.json$')
 # shellcheck disable=SC2086

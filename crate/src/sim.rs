@@ -251,6 +251,8 @@ struct Sim<'p, 'c, O: Operator> {
     arrivals_done: usize,
     step_map: StepMap,
     before_end: Option<BeforeEnd>,
+    /// Steps until the next memory estimate.
+    memory_countdown: u32,
 }
 
 /// A progress callback: `(every, f)` calls `f(arrivals done, arrivals in all)` every `every`
@@ -421,6 +423,7 @@ fn simulate_inner<'c, O: Operator>(
         arrivals_done: 0,
         step_map: StepMap::default(),
         before_end: None,
+        memory_countdown: 1,
     };
     if window.is_some_and(|(from, _)| from == 0) {
         sim.window_start = Some(sim.window_start());
@@ -498,6 +501,8 @@ fn simulate_inner<'c, O: Operator>(
             ),
         });
     }
+    let memory = sim.memory();
+    sim.sink.budget.check_memory(memory);
     if let Some(e) = sim.sink.budget.exceeded() {
         return Err(limit_error(plan, &sim.sink.budget, e, plan.arrivals.len()));
     }
@@ -785,8 +790,14 @@ impl<O: Operator> Sim<'_, '_, O> {
                 step.state = state;
             }
         }
-        let memory = self.memory();
-        self.sink.budget.check_memory(memory);
+        // The memory estimate every 32 steps (and every traced step): a step adds at most
+        // what its work budget allows, and the lean run's steps are ~20 ns each.
+        self.memory_countdown -= 1;
+        if self.memory_countdown == 0 || self.sink.tracing {
+            self.memory_countdown = 32;
+            let memory = self.memory();
+            self.sink.budget.check_memory(memory);
+        }
         if self.stopped.is_none() && self.stop_after == Some(self.step_count - 1) {
             self.stopped = Some((0..self.subs.len()).map(|j| self.snapshot(j)).collect());
         }
