@@ -15,11 +15,12 @@ import { resultCount, parseScenarioText } from './app/scenario.js';
 import { readMode, scenarioFromLocation } from './app/location.js';
 import { recompute, loadScenarioText, showScenario } from './app/update.js';
 import { showProgress, requestDetailWhenSeen, cancelRun } from './app/scheduler.js';
-import { setStep } from './app/playback.js';
+import { setStep, play } from './app/playback.js';
 import { watchTracePanels, onVisibilityChange } from './app/visibility.js';
 import { scheduleHash, compactJson, shareUrl, embedSnippet, wireShareEmbed, isOwnHash } from './app/share-embed.js';
 import { buildGallery } from './app/gallery-ui.js';
 // The result panels, in drawing order.
+import { buildPlaybackBar } from './panels/playback-bar.js';
 import { useAsExpected } from './panels/expected.js';
 import './panels/outputs.js';
 import './panels/windows.js';
@@ -110,6 +111,8 @@ async function openFromLocation() {
   // The editors show the scenario; it runs in the next task.
   await nextTask();
   recompute({ keepUrl: true });
+  if (app.startStep !== null) setStep(app.startStep);
+  if (app.autoplay) play();
   const notes = app.urlProblems.slice();
   if (problem) showProblem(h('strong', null, 'This link could not be opened: '), problem, '. The default scenario is shown instead.', notes.length ? ` Also: ${notes.join('; ')}.` : '');
   else if (notes.length) {
@@ -129,6 +132,7 @@ async function main() {
     console.error(e);
   }
   wire();
+  buildPlaybackBar();
   watchTracePanels();
   onVisibilityChange(requestDetailWhenSeen);
   buildGallery();

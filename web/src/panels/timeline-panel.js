@@ -4,7 +4,7 @@
 
 import { h, fill } from '../dom.js';
 import { renderTimeline } from '../timeline.js';
-import { app, $, panelOff } from '../app/state.js';
+import { app, $, panelOff, actions } from '../app/state.js';
 import { registerPanel } from '../app/registry.js';
 import { dirtyPanels, seen, onVisibilityChange } from '../app/visibility.js';
 import { clampStep } from '../app/playback.js';
@@ -25,8 +25,12 @@ function draw() {
     handle = renderTimeline(tl, app.resultScenario, r, {
       step: app.step === null ? undefined : app.step,
       selectedRow: app.selectedRow ?? undefined,
+      // A click on a mark selects its row (its verdict is highlighted) and moves to the step
+      // it arrived at.
       onSelectRow: (/** @type {number} */ id) => {
         app.selectedRow = id;
+        const step = handle ? /** @type {any} */ (handle).rowStep(id) : -1;
+        actions.setStep(step >= 0 ? step : app.step);
       },
     });
     drawnFor = r;
