@@ -21,6 +21,7 @@ import { scheduleHash, compactJson, shareUrl, embedSnippet, wireShareEmbed, isOw
 import { buildGallery } from './app/gallery-ui.js';
 // The result panels, in drawing order.
 import { buildPlaybackBar } from './panels/playback-bar.js';
+import './panels/diagnosis.js';
 import { useAsExpected } from './panels/expected.js';
 import './panels/outputs.js';
 import './panels/windows.js';

@@ -9,9 +9,9 @@ import { findScenario } from '../gallery.js';
 import { app } from './state.js';
 
 /** Every panel's name (`panels=`). */
-export const ALL_PANELS = ['playback', 'streams', 'job', 'expected', 'outputs', 'windows', 'late', 'side', 'verdicts', 'watermarks', 'state', 'keys', 'warnings', 'timeline', 'stepper', 'compare', 'export', 'about'];
+export const ALL_PANELS = ['playback', 'diagnosis', 'streams', 'job', 'expected', 'outputs', 'windows', 'late', 'side', 'verdicts', 'watermarks', 'state', 'keys', 'warnings', 'timeline', 'stepper', 'compare', 'export', 'about'];
 /** The panels of an embed that does not choose. */
-export const DEFAULT_EMBED_PANELS = ['streams', 'expected', 'outputs', 'windows', 'late', 'side', 'warnings'];
+export const DEFAULT_EMBED_PANELS = ['diagnosis', 'streams', 'expected', 'outputs', 'windows', 'late', 'side', 'warnings'];
 
 /** Longest parameter value quoted back in a message. */
 const QUOTE_CHARS = 40;

@@ -11,7 +11,7 @@ import { app, $ } from './state.js';
 const MAX_AUTO_URL_JSON = 1_000_000;
 
 /** Panels an embed may show (the Embed box's choices). */
-export const EMBED_CHOICES = ['playback', 'streams', 'job', 'outputs', 'late', 'side', 'windows', 'verdicts', 'watermarks', 'timeline', 'stepper', 'expected', 'state', 'warnings'];
+export const EMBED_CHOICES = ['playback', 'diagnosis', 'streams', 'job', 'outputs', 'late', 'side', 'windows', 'verdicts', 'watermarks', 'timeline', 'stepper', 'expected', 'state', 'warnings'];
 
 /** The fragment the page itself last wrote (its own hashchange is not a new link). @type {string | null} */
 let pendingHash = null;

@@ -59,7 +59,7 @@ export function buildPlaybackBar() {
     button('Previous step', 'ArrowLeft ,', () => move(-1), '◀'),
     ui.play,
     button('Next step', 'ArrowRight .', () => move(1), '▶|'),
-    button('Every step (the end)', 'End', showAll, '⏭ all'),
+    h('button', { type: 'button', class: 'small', title: 'every step: the end (End)', 'aria-keyshortcuts': 'End', onclick: showAll }, '⏭ all steps'),
     slider,
     ui.label,
     h('label', { class: 'pb-opt' }, 'speed ', speed),

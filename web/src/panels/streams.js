@@ -89,7 +89,8 @@ function buildStreamPanel(i) {
     note,
     editorHost,
     editorErr,
-    h('details', { class: 'stream-wm-details' }, h('summary', null, h('label', null, ownWm, ' own watermark settings for this stream')), wmBox),
+    // The checkbox sits beside the disclosure, not in its summary (no control inside a control).
+    h('div', { class: 'stream-wm-row' }, h('label', null, ownWm, ' own watermark settings for this stream'), h('details', { class: 'stream-wm-details' }, h('summary', null, 'show'), wmBox)),
   );
   const wmDetails = /** @type {HTMLDetailsElement} */ (el.querySelector('.stream-wm-details'));
 
