@@ -9,9 +9,9 @@ import { findScenario } from '../gallery.js';
 import { app } from './state.js';
 
 /** Every panel's name (`panels=`). */
-export const ALL_PANELS = ['playback', 'diagnosis', 'streams', 'job', 'expected', 'outputs', 'windows', 'late', 'side', 'verdicts', 'watermarks', 'state', 'keys', 'warnings', 'timeline', 'stepper', 'compare', 'export', 'about'];
+export const ALL_PANELS = ['playback', 'puzzle', 'diagnosis', 'streams', 'job', 'expected', 'outputs', 'windows', 'late', 'side', 'verdicts', 'watermarks', 'state', 'keys', 'warnings', 'timeline', 'stepper', 'compare', 'export', 'about'];
 /** The panels of an embed that does not choose. */
-export const DEFAULT_EMBED_PANELS = ['diagnosis', 'streams', 'expected', 'outputs', 'windows', 'late', 'side', 'warnings'];
+export const DEFAULT_EMBED_PANELS = ['puzzle', 'diagnosis', 'streams', 'expected', 'outputs', 'windows', 'late', 'side', 'warnings'];
 
 /** Longest parameter value quoted back in a message. */
 const QUOTE_CHARS = 40;
@@ -90,11 +90,14 @@ export function readMode() {
 /**
  * The scenario JSON text named by the URL (s=, j=, scenario=), or null. Throws ShareError.
  * @param {Map<string, string>} p
- * @returns {Promise<{ text: string, source: string } | null>}
+ * @returns {Promise<{ text: string, source: string, puzzle?: string } | null>}
  */
 export async function scenarioFromLocation(p) {
   if (p.has('s')) return { text: await decodeScenario(p.get('s') || ''), source: 'link' };
   if (p.has('j')) return { text: decodePlain(p.get('j') || ''), source: 'link' };
+  // A built-in puzzle by name (`puzzle=NAME` alone); with s= or j=, `puzzle` makes that
+  // scenario a shared puzzle (main.js).
+  if (p.has('puzzle') && p.get('puzzle')) return { text: '', source: 'puzzle', puzzle: decodeParam('puzzle', p.get('puzzle') || '') };
   if (p.has('scenario')) {
     const name = decodeParam('scenario', p.get('scenario') || '');
     const g = findScenario(name);

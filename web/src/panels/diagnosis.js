@@ -8,6 +8,7 @@ import { h, fill } from '../dom.js';
 import { app, $, panel, actions, ui } from '../app/state.js';
 import { registerPanel } from '../app/registry.js';
 import { layoutStreams } from './streams.js';
+import { setPath } from '../puzzles.js';
 
 /** Where each of the engine's `Panel`s is on the page (`data-panel`). @type {Record<string, string>} */
 const PANEL_OF = { inputs: 'streams', watermarks: 'watermarks', state: 'state', late: 'late', timeline: 'timeline', outputs: 'outputs' };
@@ -24,22 +25,6 @@ function evidence(ev) {
   const items = Object.entries(ev).filter(([, v]) => v !== null && v !== undefined && !(Array.isArray(v) && !v.length));
   if (!items.length) return null;
   return h('dl', { class: 'evidence' }, items.flatMap(([k, v]) => [h('dt', null, k.replace(/_/g, ' ')), h('dd', null, short(v))]));
-}
-
-/**
- * Sets `path` ("a.b.1.c": numbers index arrays) of `doc` to `value`.
- * @param {any} doc @param {string} path @param {unknown} value
- */
-export function setPath(doc, path, value) {
-  const keys = path.split('.');
-  let o = doc;
-  for (let i = 0; i < keys.length - 1; i++) {
-    const k = /^\d+$/.test(keys[i]) ? Number(keys[i]) : keys[i];
-    if (o[k] === null || typeof o[k] !== 'object') o[k] = /^\d+$/.test(keys[i + 1]) ? [] : {};
-    o = o[k];
-  }
-  const last = keys[keys.length - 1];
-  o[/^\d+$/.test(last) ? Number(last) : last] = value;
 }
 
 /** Applies a fix's patch to the scenario and runs it again. @param {{ patch: Record<string, unknown> }} fix */
