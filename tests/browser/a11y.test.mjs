@@ -28,6 +28,9 @@ for (const [name, url] of [
   ['the page', ''],
   ['an interval join at parallelism 2', '#scenario=interval-emp-dept-p2'],
   ['an embed', '?embed&panels=playback,streams,outputs,late,timeline'],
+  // With its diagnosis panel open (once the engine diagnoses and the gallery has the pitfall).
+  ['a pitfall with a diagnosis', '#scenario=pitfall-no-final-watermark'],
+  ['a puzzle', '#puzzle=exclusive-bound'],
 ]) {
   test(`axe-core: no serious or critical violation on ${name}`, async () => {
     const { page, context } = await openPage(env, url);

@@ -55,11 +55,11 @@ export function buildPlaybackBar() {
     actions.setStep(app.step);
   });
   bar.append(
-    button('First step', 'Home', () => move(-Infinity), '⏮'),
+    button('First step', 'Home', () => move(-Infinity), '|◀'),
     button('Previous step', 'ArrowLeft ,', () => move(-1), '◀'),
     ui.play,
     button('Next step', 'ArrowRight .', () => move(1), '▶|'),
-    h('button', { type: 'button', class: 'small', title: 'every step: the end (End)', 'aria-keyshortcuts': 'End', onclick: showAll }, '⏭ all steps'),
+    h('button', { type: 'button', class: 'small', title: 'every step: the end (End)', 'aria-keyshortcuts': 'End', onclick: showAll }, 'all steps'),
     slider,
     ui.label,
     h('label', { class: 'pb-opt' }, 'speed ', speed),
