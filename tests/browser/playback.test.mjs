@@ -30,6 +30,10 @@ test('play, pause, speed and loop from the keyboard; the tables follow the step'
   const future = await page.$$eval('#outputs tbody tr.future', (t) => t.length);
   assert.equal(future, outs.filter((s) => s > 0).length);
   assert.match(await page.textContent('[data-panel="outputs"] .count'), new RegExp(`^${outs.filter((s) => s <= 0).length} of ${outs.length} so far$`));
+  // The watermark panel follows the step too: at step 1 no watermark has reached the operator.
+  const wm = await page.$$eval('table.wm-operator tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  assert.equal(wm[0][1], 'at step 1');
+  assert.equal(wm[1][1], '−∞');
   // Faster: ] twice (1× → 2× → 4×); play with Space, pause with Space.
   await page.keyboard.press(']');
   await page.keyboard.press(']');
@@ -96,6 +100,34 @@ test('an embed chooses its panels, its first step and autoplay', async () => {
   assert.equal(await page.isVisible('#playback'), true);
   assert.equal(await page.isVisible('[data-panel="streams"]'), false);
   await page.waitForFunction(() => window.__joinlab.app.step === null || /Play/.test(document.querySelector('#playback button[aria-pressed]').textContent), null, { timeout: 30000 });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('hovering a row in an editor lights its mark and its outputs, and hovering a mark lights its line', async () => {
+  const { page, problems, context } = await openPage(env);
+  // Line 1 of the left editor (clicks:1 joins orders:1 in the default scenario).
+  const line = page.locator('[data-stream="0"] .cm-line').first();
+  await line.hover();
+  const id = await page.evaluate(() => window.__joinlab.app.hoverRow);
+  assert.equal(typeof id, 'number');
+  assert.equal(await page.$$eval('#timeline .jl-ring-hover', (r) => r.length), 1);
+  const related = await page.evaluate((rid) => window.__joinlab.result.outputs.filter((o) => (o.left && o.left.id === rid) || (o.right && o.right.id === rid)).length, id);
+  assert.ok(related > 0);
+  assert.equal(await page.$$eval('#outputs tbody tr.related', (t) => t.length), related);
+  // The reverse: hover the mark of a right-stream row; its line in the right editor lights up.
+  await page.mouse.move(0, 0);
+  const target = await page.evaluate(() => window.__joinlab.result.rows.findIndex((r) => r.side === 'right'));
+  const pt = await page.evaluate((rid) => {
+    const tl = document.getElementById('timeline').__jlTimeline;
+    const p = tl.markPosition(rid);
+    const box = tl.svg.getBoundingClientRect();
+    const k = box.width / Number(tl.svg.getAttribute('width'));
+    return { x: box.left + p.x * k, y: box.top + p.y * k };
+  }, target);
+  await page.mouse.move(pt.x, pt.y);
+  assert.equal(await page.evaluate(() => window.__joinlab.app.hoverRow), target);
+  assert.equal(await page.$$eval('[data-stream="1"] .cm-hover-line', (l) => l.length), 1);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -54,6 +54,8 @@ export const app = {
   startStep: null,
   /** a link asks to play the steps (`autoplay`) */
   autoplay: false,
+  /** @type {number | null} the input row hovered in any panel (app/hover.js) */
+  hoverRow: null,
   /** @type {any} the open puzzle (panels/puzzle.js), or null */
   puzzle: null,
   /** @type {string[]} problems met while reading the URL, shown on the page */

@@ -13,7 +13,11 @@ export function renderOutputs(body, result) {
   const items = shownItems(result.outputs);
   cappedTable(body, outputHeaders(result), items, (/** @type {any} */ o, /** @type {number} */ i) => outputCells(o, i, result), {
     ...paging(result, 'outputs'),
-    rowClass: stepRowClass((/** @type {any} */ o) => KIND_CLASS[o.kind] || ''),
+    rowClass: stepRowClass((/** @type {any} */ o) => {
+      const k = KIND_CLASS[o.kind] || '';
+      const h = app.hoverRow;
+      return h !== null && ((o.left && o.left.id === h) || (o.right && o.right.id === h)) ? `${k} related` : k;
+    }),
     onRowClick: jumpToRow,
     rowTitle: (/** @type {any} */ o) => fmtDateTime(o.timestamp),
     empty: result.operator === 'window_aggregate' ? 'no main output (see window results)' : 'no output rows',
@@ -31,5 +35,8 @@ registerPanel({
   render,
   onStep() {
     if (app.result) render(app.result);
+  },
+  onHover() {
+    if (app.result && !app.result.paged) renderOutputs($('outputs'), app.result);
   },
 });

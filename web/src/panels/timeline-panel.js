@@ -6,6 +6,7 @@ import { h, fill } from '../dom.js';
 import { renderTimeline } from '../timeline.js';
 import { app, $, panelOff, actions } from '../app/state.js';
 import { registerPanel } from '../app/registry.js';
+import { hoverRow } from '../app/hover.js';
 import { dirtyPanels, seen, onVisibilityChange } from '../app/visibility.js';
 import { clampStep } from '../app/playback.js';
 import { TRACE_ROWS } from '../app/scheduler.js';
@@ -27,6 +28,7 @@ function draw() {
       selectedRow: app.selectedRow ?? undefined,
       // A click on a mark selects its row (its verdict is highlighted) and moves to the step
       // it arrived at.
+      onHoverRow: (/** @type {number} */ id) => hoverRow(id),
       onSelectRow: (/** @type {number} */ id) => {
         app.selectedRow = id;
         const step = handle ? /** @type {any} */ (handle).rowStep(id) : -1;
@@ -67,6 +69,9 @@ function render(r) {
 
 registerPanel({
   name: 'timeline',
+  onHover() {
+    if (handle && drawnFor === app.result) /** @type {any} */ (handle).setHoverRow(app.hoverRow ?? -1);
+  },
   timing: 'visual',
   fromTrace: true,
   render,

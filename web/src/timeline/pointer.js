@@ -56,6 +56,7 @@ export function wirePointer(c, marks, onClickRow) {
     if (id !== hoverRow) {
       hoverRow = id;
       svg.classList.toggle('jl-over-mark', id >= 0);
+      if (c.onHoverRow) c.onHoverRow(id);
     }
     if (id >= 0) {
       showTip(rowTip(id), ev);
@@ -91,6 +92,7 @@ export function wirePointer(c, marks, onClickRow) {
     const to = /** @type {Node | null} */ (ev.relatedTarget);
     if (!to || !svg.contains(to)) {
       tip.hidden = true;
+      if (hoverRow >= 0 && c.onHoverRow) c.onHoverRow(-1);
       hoverRow = -1;
       svg.classList.remove('jl-over-mark');
     }
