@@ -66,6 +66,20 @@ const errorLineField = StateField.define({
   provide: (f) => EditorView.decorations.from(f),
 });
 
+// The line of the row hovered elsewhere (its timeline mark, an output that holds it).
+const setHoverLine = StateEffect.define();
+const hoverLineField = StateField.define({
+  create: () => Decoration.none,
+  update(deco, tr) {
+    deco = deco.map(tr.changes);
+    for (const e of tr.effects) {
+      if (e.is(setHoverLine)) deco = e.value === null ? Decoration.none : Decoration.set([Decoration.line({ class: 'cm-hover-line' }).range(e.value)]);
+    }
+    return deco;
+  },
+  provide: (f) => EditorView.decorations.from(f),
+});
+
 /** Marks the transactions of a sliced paste. */
 const slicedPaste = Annotation.define();
 
@@ -136,6 +150,7 @@ export function createRowsEditor(parent, { text = '', readOnly = false, onChange
         keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
         syntaxPlugin,
         errorLineField,
+        hoverLineField,
         placeholderExt('one row per line: value, value, time   (# comment, WM 5000, | s=1 a=2000)'),
         ro.of([EditorState.readOnly.of(readOnly), EditorView.editable.of(!readOnly)]),
         EditorView.contentAttributes.of({ 'aria-label': label }),
@@ -259,6 +274,17 @@ export function createRowsEditor(parent, { text = '', readOnly = false, onChange
     },
     setError,
     clearError,
+    /** Lights line `n` (1-based; null: none), the row hovered in another panel. */
+    setHoverLine(n) {
+      const doc = view.state.doc;
+      const at = n === null || n === undefined || n < 1 || n > doc.lines ? null : doc.line(n).from;
+      view.dispatch({ effects: setHoverLine.of(at) });
+    },
+    /** The 1-based line under a pointer position, or null. */
+    lineAt(x, y) {
+      const pos = view.posAtCoords({ x, y });
+      return pos === null ? null : view.state.doc.lineAt(pos).number;
+    },
     setReadOnly(v) {
       view.dispatch({ effects: ro.reconfigure([EditorState.readOnly.of(v), EditorView.editable.of(!v)]) });
     },

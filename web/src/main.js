@@ -15,11 +15,15 @@ import { resultCount, parseScenarioText } from './app/scenario.js';
 import { readMode, scenarioFromLocation } from './app/location.js';
 import { recompute, loadScenarioText, showScenario } from './app/update.js';
 import { showProgress, requestDetailWhenSeen, cancelRun } from './app/scheduler.js';
-import { setStep } from './app/playback.js';
+import { setStep, play } from './app/playback.js';
 import { watchTracePanels, onVisibilityChange } from './app/visibility.js';
 import { scheduleHash, compactJson, shareUrl, embedSnippet, wireShareEmbed, isOwnHash } from './app/share-embed.js';
 import { buildGallery } from './app/gallery-ui.js';
+import { PUZZLES } from './puzzles.js';
 // The result panels, in drawing order.
+import { buildPlaybackBar } from './panels/playback-bar.js';
+import { openPuzzle, openSharedPuzzle } from './panels/puzzle.js';
+import './panels/diagnosis.js';
 import { useAsExpected } from './panels/expected.js';
 import './panels/outputs.js';
 import './panels/windows.js';
@@ -100,6 +104,17 @@ async function openFromLocation() {
   } catch (e) {
     problem = e instanceof ShareError ? e.message : `the link could not be read: ${e}`;
   }
+  app.puzzle = null;
+  if (loaded && loaded.puzzle) {
+    try {
+      openPuzzle(loaded.puzzle);
+      finishOpen(p, null);
+      return;
+    } catch (e) {
+      problem = String(/** @type {Error} */ (e).message || e);
+      loaded = null;
+    }
+  }
   try {
     if (loaded) showScenario(parseScenarioText(loaded.text), loaded.source);
     else showScenario(parseScenarioText(defaultScenarioText()), 'default');
@@ -110,6 +125,18 @@ async function openFromLocation() {
   // The editors show the scenario; it runs in the next task.
   await nextTask();
   recompute({ keepUrl: true });
+  // A shared link with `puzzle`: the scenario (with its expected result) is a puzzle.
+  if (loaded && p.has('puzzle') && app.scenario.expected !== undefined) openSharedPuzzle();
+  finishOpen(p, problem);
+}
+
+/**
+ * What follows opening a link: its first step, autoplay, and what was wrong with it.
+ * @param {Map<string, string>} p @param {string | null} problem
+ */
+function finishOpen(p, problem) {
+  if (app.startStep !== null) setStep(app.startStep);
+  if (app.autoplay) play();
   const notes = app.urlProblems.slice();
   if (problem) showProblem(h('strong', null, 'This link could not be opened: '), problem, '. The default scenario is shown instead.', notes.length ? ` Also: ${notes.join('; ')}.` : '');
   else if (notes.length) {
@@ -129,6 +156,7 @@ async function main() {
     console.error(e);
   }
   wire();
+  buildPlaybackBar();
   watchTracePanels();
   onVisibilityChange(requestDetailWhenSeen);
   buildGallery();
@@ -201,6 +229,7 @@ async function main() {
     embedSnippet,
     loadScenarioText,
     setStep,
+    puzzles: () => PUZZLES.map((p) => p.id),
     normalize: (/** @type {string} */ json) => wasm.normalize(json),
     controlPaths: () =>
       GROUPS.flatMap((/** @type {any} */ g) => g.items)

@@ -313,6 +313,9 @@ export function renderStepper(container, result, stepIndex, onStep, options = {}
   root.appendChild(summary);
 
   const events = h('ol', 'jl-step-events');
+  // It scrolls when long: focusable, so that the keyboard can scroll it too.
+  events.tabIndex = 0;
+  events.setAttribute('aria-label', 'what happened at this step');
   root.appendChild(events);
 
   const panels = h('div', 'jl-step-panels');

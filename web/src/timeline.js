@@ -690,6 +690,7 @@ export function renderTimeline(container, scenario, result, options = {}) {
   container.appendChild(svg);
   container.appendChild(legend(c));
 
+  c.onHoverRow = options.onHoverRow || null;
   const removePointer = wirePointer(c, marks, (id) => {
     handle.setSelectedRow(id === c.selected ? -1 : id);
     if (options.onSelectRow) options.onSelectRow(id);
@@ -706,6 +707,11 @@ export function renderTimeline(container, scenario, result, options = {}) {
       c.currentStep = traced ? Math.max(0, Math.min(c.lastStep, step ?? c.lastStep)) : 0;
       drawWatermarks(c, c.currentStep);
       marks.applyStatus(c.currentStep);
+    },
+    /** Rings row `id` as hovered elsewhere (-1: none). */
+    setHoverRow(id) {
+      c.hovered = id ?? -1;
+      marks.drawRings();
     },
     setSelectedRow(id) {
       c.selected = id ?? -1;

@@ -9,9 +9,9 @@ import { findScenario } from '../gallery.js';
 import { app } from './state.js';
 
 /** Every panel's name (`panels=`). */
-export const ALL_PANELS = ['streams', 'job', 'expected', 'outputs', 'windows', 'late', 'side', 'verdicts', 'watermarks', 'state', 'keys', 'warnings', 'timeline', 'stepper', 'compare', 'export', 'about'];
+export const ALL_PANELS = ['playback', 'puzzle', 'diagnosis', 'streams', 'job', 'expected', 'outputs', 'windows', 'late', 'side', 'verdicts', 'watermarks', 'state', 'keys', 'warnings', 'timeline', 'stepper', 'compare', 'export', 'about'];
 /** The panels of an embed that does not choose. */
-export const DEFAULT_EMBED_PANELS = ['streams', 'expected', 'outputs', 'windows', 'late', 'side', 'warnings'];
+export const DEFAULT_EMBED_PANELS = ['puzzle', 'diagnosis', 'streams', 'expected', 'outputs', 'windows', 'late', 'side', 'warnings'];
 
 /** Longest parameter value quoted back in a message. */
 const QUOTE_CHARS = 40;
@@ -68,6 +68,14 @@ export function readMode() {
     if (Number.isFinite(b) && b > 0) app.budgetMs = app.defaultBudgetMs = Math.min(b, 600000);
     else app.urlProblems.push(`"budget" must be a number of milliseconds, not ${quote(p.get('budget') || '')}`);
   }
+  // An embed (or any link) may start at a step (1-based, as the page shows it) and play.
+  app.startStep = null;
+  if (p.has('step')) {
+    const n = Number(p.get('step'));
+    if (Number.isInteger(n) && n >= 1) app.startStep = n - 1;
+    else app.urlProblems.push(`"step" must be a step number from 1, not ${quote(p.get('step') || '')}`);
+  }
+  app.autoplay = p.has('autoplay') && p.get('autoplay') !== '0' && p.get('autoplay') !== 'false';
   const ro = p.get('readonly');
   app.embed = { on, readOnly: p.has('readonly') && ro !== '0' && ro !== 'false', panels };
   document.body.classList.toggle('embed', on);
@@ -82,11 +90,14 @@ export function readMode() {
 /**
  * The scenario JSON text named by the URL (s=, j=, scenario=), or null. Throws ShareError.
  * @param {Map<string, string>} p
- * @returns {Promise<{ text: string, source: string } | null>}
+ * @returns {Promise<{ text: string, source: string, puzzle?: string } | null>}
  */
 export async function scenarioFromLocation(p) {
   if (p.has('s')) return { text: await decodeScenario(p.get('s') || ''), source: 'link' };
   if (p.has('j')) return { text: decodePlain(p.get('j') || ''), source: 'link' };
+  // A built-in puzzle by name (`puzzle=NAME` alone); with s= or j=, `puzzle` makes that
+  // scenario a shared puzzle (main.js).
+  if (p.has('puzzle') && p.get('puzzle')) return { text: '', source: 'puzzle', puzzle: decodeParam('puzzle', p.get('puzzle') || '') };
   if (p.has('scenario')) {
     const name = decodeParam('scenario', p.get('scenario') || '');
     const g = findScenario(name);

@@ -31,3 +31,80 @@ export function setStep(i) {
 export function shownStep(r) {
   return app.step === null ? stepCount(r) - 1 : app.step;
 }
+
+/** Playback speeds (steps per second at 1× is BASE_STEPS_PER_S). */
+export const SPEEDS = [0.5, 1, 2, 4, 8];
+const BASE_STEPS_PER_S = 2;
+
+/** The playback clock: playing or not, its speed, whether it loops. */
+export const clock = {
+  playing: false,
+  speed: 1,
+  loop: false,
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  timer: undefined,
+  /** @type {(() => void)[]} */
+  listeners: [],
+};
+
+/** Calls `f` when the clock starts, stops or changes speed or loop. @param {() => void} f */
+export function onClockChange(f) {
+  clock.listeners.push(f);
+}
+
+function changed() {
+  for (const f of clock.listeners) f();
+}
+
+function tick() {
+  clock.timer = undefined;
+  if (!clock.playing) return;
+  const total = stepCount(app.result);
+  if (!total) return pause();
+  const next = app.step === null ? total : app.step + 1;
+  if (next >= total) {
+    if (!clock.loop) return pause();
+    setStep(0);
+  } else setStep(next);
+  clock.timer = setTimeout(tick, 1000 / (BASE_STEPS_PER_S * clock.speed));
+}
+
+/** Starts playing from the current step (from the first when at the end). */
+export function play() {
+  const total = stepCount(app.result);
+  if (!total || clock.playing) return;
+  clock.playing = true;
+  if (app.step === null || app.step >= total - 1) setStep(0);
+  clock.timer = setTimeout(tick, 1000 / (BASE_STEPS_PER_S * clock.speed));
+  changed();
+}
+
+export function pause() {
+  clock.playing = false;
+  clearTimeout(clock.timer);
+  clock.timer = undefined;
+  changed();
+}
+
+export function togglePlay() {
+  if (clock.playing) pause();
+  else play();
+}
+
+/** Sets the speed (one of SPEEDS; the nearest). @param {number} s */
+export function setSpeed(s) {
+  clock.speed = SPEEDS.reduce((best, v) => (Math.abs(v - s) < Math.abs(best - s) ? v : best), 1);
+  changed();
+}
+
+/** One speed faster (+1) or slower (-1). @param {number} dir */
+export function stepSpeed(dir) {
+  const i = SPEEDS.indexOf(clock.speed);
+  setSpeed(SPEEDS[Math.max(0, Math.min(SPEEDS.length - 1, i + dir))]);
+}
+
+/** @param {boolean} on */
+export function setLoop(on) {
+  clock.loop = on;
+  changed();
+}

@@ -13,6 +13,7 @@ import { app } from './state.js';
  * @property {boolean} [fromTrace]  drawn from the step-by-step trace: kept (greyed) while the
  *   trace is being computed after a run without it
  * @property {() => void} [onStep]  follows the current step (playback)
+ * @property {() => void} [onHover]  lights up the hovered input row (app/hover.js)
  */
 
 /** @type {PanelDef[]} */

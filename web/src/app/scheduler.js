@@ -16,6 +16,11 @@ export const SLOW_MS = 30;
 export const SYNC_TRACE_ROWS = 300;
 /** Traces of inputs up to this many rows carry a state snapshot per step (they grow quadratically). */
 export const SNAPSHOT_ROWS = 2000;
+/**
+ * The first run of a scenario with more rows than this goes to the worker: nothing is known yet
+ * about what a row of it costs (a link may be cheap per row or not at all).
+ */
+export const UNMEASURED_ROWS = 2000;
 /** Inputs with more rows than this run without the step-by-step trace. */
 export const TRACE_ROWS = 20000;
 
@@ -44,11 +49,10 @@ export function schedule(seq, snapshot, rows, { forceWorker = false } = {}) {
   // How long an untraced run of this many rows is expected to take, from the last one.
   const predicted = app.msPerRow * rows;
   // Routing by work, not by rows: a run whose estimated work is over the main thread's budget
-  // goes to the worker; so does the first run of more rows than are traced in the same frame
-  // (nothing is known yet about what a row of this scenario costs).
+  // goes to the worker; so does the first run of more than UNMEASURED_ROWS rows.
   const est = estimateWork(snapshot, rows);
   const heavy = est.work > MAIN_THREAD_WORK;
-  const unmeasured = !app.measured && rows > SYNC_TRACE_ROWS;
+  const unmeasured = !app.measured && rows > UNMEASURED_ROWS;
   const big = forceWorker || heavy || unmeasured || app.mainBroken || rows > BIG_ROWS || predicted > 4 * SLOW_MS || (app.slowRuns >= 2 && predicted > SLOW_MS);
   app.routeReason = heavy ? est.why || `about ${est.work.toLocaleString('en')} units of work` : '';
   // The step-by-step trace of a heavy run would be larger still (an event per window): off.

@@ -11,7 +11,7 @@ import { app, $ } from './state.js';
 const MAX_AUTO_URL_JSON = 1_000_000;
 
 /** Panels an embed may show (the Embed box's choices). */
-export const EMBED_CHOICES = ['streams', 'job', 'outputs', 'late', 'side', 'windows', 'verdicts', 'watermarks', 'timeline', 'stepper', 'expected', 'state', 'warnings'];
+export const EMBED_CHOICES = ['playback', 'puzzle', 'diagnosis', 'streams', 'job', 'outputs', 'late', 'side', 'windows', 'verdicts', 'watermarks', 'timeline', 'stepper', 'expected', 'state', 'warnings'];
 
 /** The fragment the page itself last wrote (its own hashchange is not a new link). @type {string | null} */
 let pendingHash = null;
@@ -32,10 +32,10 @@ function pageBase() {
   return `${window.location.origin}${window.location.pathname}`;
 }
 
-/** The link to the scenario as it is now. */
-export async function shareUrl() {
+/** The link to the scenario as it is now (`puzzle`: opened as a puzzle). @param {boolean} [puzzle] */
+export async function shareUrl(puzzle = false) {
   const enc = await encodeScenario(await compactJson());
-  return `${pageBase()}#s=${enc}`;
+  return `${pageBase()}#s=${enc}${puzzle ? '&puzzle' : ''}`;
 }
 
 /** @type {ReturnType<typeof setTimeout> | undefined} */
@@ -96,10 +96,17 @@ async function copyText(text, input, note) {
 
 async function openShare() {
   if (!togglePopover('share-box')) return;
-  const url = await shareUrl();
+  await refreshShare();
+}
+
+/** The share box's link, as a puzzle or not. */
+async function refreshShare() {
+  const asPuzzle = /** @type {HTMLInputElement} */ ($('share-puzzle')).checked;
+  const url = await shareUrl(asPuzzle);
   const input = /** @type {HTMLInputElement} */ ($('share-url'));
   input.value = url;
-  $('share-note').textContent = `${url.length.toLocaleString('en')} characters.${url.length > 32000 ? ' That is long: some chat tools cut long links.' : ''}`;
+  const noExpected = asPuzzle && app.scenario.expected === undefined ? ' A puzzle needs an expected result: set the result you want with "use as expected" first, then change the scenario back to where the reader starts.' : '';
+  $('share-note').textContent = `${url.length.toLocaleString('en')} characters.${url.length > 32000 ? ' That is long: some chat tools cut long links.' : ''}${noExpected}`;
   input.select();
 }
 
@@ -140,6 +147,7 @@ async function refreshSnippet() {
 export function wireShareEmbed() {
   $('btn-share').addEventListener('click', openShare);
   $('share-copy').addEventListener('click', () => copyText(/** @type {HTMLInputElement} */ ($('share-url')).value, /** @type {HTMLInputElement} */ ($('share-url')), $('share-note')));
+  $('share-puzzle').addEventListener('change', refreshShare);
   $('btn-embed').addEventListener('click', openEmbed);
   $('embed-box').addEventListener('change', refreshSnippet);
   $('embed-box').addEventListener('input', (e) => /** @type {HTMLElement} */ (e.target).id === 'embed-height' && refreshSnippet());

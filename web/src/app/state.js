@@ -50,6 +50,14 @@ export const app = {
   source: null,
   /** @type {any} the stepper's window of a result too large for a full trace */
   traceWindow: null,
+  /** @type {number | null} the step a link asks to start at (`step=`, 0-based here) */
+  startStep: null,
+  /** a link asks to play the steps (`autoplay`) */
+  autoplay: false,
+  /** @type {number | null} the input row hovered in any panel (app/hover.js) */
+  hoverRow: null,
+  /** @type {any} the open puzzle (panels/puzzle.js), or null */
+  puzzle: null,
   /** @type {string[]} problems met while reading the URL, shown on the page */
   urlProblems: [],
 };

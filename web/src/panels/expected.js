@@ -14,6 +14,11 @@ export function renderExpected() {
   const exp = app.scenario.expected;
   const verdict = exp !== undefined && app.result ? expectedVerdict(exp, app.result) : null;
   const ro = app.embed.readOnly || app.embed.on;
+  // An open puzzle keeps its expected result hidden until it is revealed.
+  if (app.puzzle && !app.puzzle.revealed) {
+    sec.hidden = true;
+    return;
+  }
   // Without an expected result the panel stays out of the way ("use as expected" sits on Output).
   sec.hidden = exp === undefined || (!verdict && ro);
   const btns = [];

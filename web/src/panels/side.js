@@ -4,7 +4,8 @@
 import { h, fill } from '../dom.js';
 import { SIDE_HEADERS, sideCells } from '../format.js';
 import { cappedTable, paging, setCount } from './table.js';
-import { $, panel } from '../app/state.js';
+import { app, $, panel } from '../app/state.js';
+import { stepRowClass, shownItems, jumpToRow } from './step-sync.js';
 import { registerPanel } from '../app/registry.js';
 
 /** @param {HTMLElement} body @param {any} result @returns {number} the rows in all side outputs */
@@ -23,17 +24,23 @@ export function renderSide(body, result) {
     total += n;
     const box = h('div', { class: 'side-table' });
     body.append(h('h3', { class: 'tag', dataset: { tag } }, `"${tag}" `, h('span', { class: 'count' }, String(n))), box);
-    cappedTable(box, SIDE_HEADERS, rows, (/** @type {any} */ s, /** @type {number} */ i) => sideCells(s, i, result), { empty: 'empty', ...pg });
+    cappedTable(box, SIDE_HEADERS, shownItems(rows), (/** @type {any} */ s, /** @type {number} */ i) => sideCells(s, i, result), { empty: 'empty', ...pg, rowClass: stepRowClass(undefined), onRowClick: jumpToRow });
   }
   return total;
+}
+
+/** @param {any} r */
+function render(r) {
+  const tags = Object.keys(r.side_outputs || {});
+  panel('side').hidden = !tags.length && !['split', 'interval_join', 'window_aggregate'].includes(r.operator);
+  setCount(panel('side'), renderSide($('side'), r));
 }
 
 registerPanel({
   name: 'side',
   timing: 'tables',
-  render(r) {
-    const tags = Object.keys(r.side_outputs || {});
-    panel('side').hidden = !tags.length && !['split', 'interval_join', 'window_aggregate'].includes(r.operator);
-    setCount(panel('side'), renderSide($('side'), r));
+  render,
+  onStep() {
+    if (app.result) render(app.result);
   },
 });

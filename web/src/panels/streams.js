@@ -8,6 +8,8 @@ import { buildControl, controlSet, STREAM_WATERMARK_ITEMS, TWO_INPUTS } from '..
 import { columnNames } from '../scenario-path.js';
 import { durationError } from '../engine.js';
 import { app, $, ui, actions, operator } from '../app/state.js';
+import { hoverRow, rowIdAt } from '../app/hover.js';
+import { registerPanel } from '../app/registry.js';
 
 /**
  * @typedef {object} StreamPanel
@@ -89,7 +91,8 @@ function buildStreamPanel(i) {
     note,
     editorHost,
     editorErr,
-    h('details', { class: 'stream-wm-details' }, h('summary', null, h('label', null, ownWm, ' own watermark settings for this stream')), wmBox),
+    // The checkbox sits beside the disclosure, not in its summary (no control inside a control).
+    h('div', { class: 'stream-wm-row' }, h('label', null, ownWm, ' own watermark settings for this stream'), h('details', { class: 'stream-wm-details' }, h('summary', null, 'show'), wmBox)),
   );
   const wmDetails = /** @type {HTMLDetailsElement} */ (el.querySelector('.stream-wm-details'));
 
@@ -104,6 +107,13 @@ function buildStreamPanel(i) {
     // A big paste goes into the editor in slices: the progress bar shows how far it got.
     onPaste: (/** @type {{ done: number, total: number }} */ { done, total }) => actions.showProgress({ phase: 'pasting', fraction: total ? done / total : 0 }),
   }));
+
+  // Hovering a row lights up its mark and its outputs (app/hover.js).
+  editorHost.addEventListener('mousemove', (/** @type {MouseEvent} */ ev) => {
+    const line = editor.lineAt(ev.clientX, ev.clientY);
+    hoverRow(line === null ? null : rowIdAt(i, line));
+  });
+  editorHost.addEventListener('mouseleave', () => hoverRow(null));
 
   /** @param {HTMLSelectElement} sel @param {string | undefined} cur */
   function colOptions(sel, cur) {
@@ -263,3 +273,13 @@ export function markError(r) {
   }
   return msg;
 }
+
+registerPanel({
+  name: 'streams',
+  render() {},
+  onHover() {
+    const r = app.result;
+    const row = r && r.rows && app.hoverRow !== null ? r.rows[app.hoverRow] : null;
+    streamPanels.forEach((p, i) => p.editor.setHoverLine(row && (row.side === 'right' ? 1 : 0) === i ? row.line : null));
+  },
+});

@@ -29,6 +29,7 @@ const FETCH_ALL_MAX = 50000;
  * @property {number} [total]  the list's length (a paged list holds fewer items)
  * @property {((from: number, count: number) => Promise<any[]>) | null} [fetch]  more rows of a paged list
  * @property {number} [chunk]  rows added per task
+ * @property {(item: any, i: number) => void} [onRowClick]  a click on a row (jump to its step)
  */
 
 /**
@@ -43,7 +44,8 @@ const FETCH_ALL_MAX = 50000;
  * @param {(item: any, i: number) => string[]} cellsOf
  * @param {TableOptions} [opts]
  */
-export function cappedTable(container, headers, items, cellsOf, { rowClass, rowTitle, empty = 'none', limit = PAGE_ROWS, wordsColumn = -1, total = items.length, fetch = null, chunk = 0 } = {}) {
+export function cappedTable(container, headers, items, cellsOf, { rowClass, rowTitle, empty = 'none', limit = PAGE_ROWS, wordsColumn = -1, total = items.length, fetch = null, chunk = 0, onRowClick } = {}) {
+  rowClicks(container, items, onRowClick);
   // How many rows the user asked to see stays as long as the container lives.
   let shown = Math.min(items.length, Math.max(limit, container.__shown || 0));
   const token = (container.__token = {});
@@ -108,7 +110,28 @@ export function cappedTable(container, headers, items, cellsOf, { rowClass, rowT
   draw();
 }
 
-/** Shows a count in the panel's heading. @param {HTMLElement} section @param {number | null} n */
+/**
+ * Calls `onRowClick(item, i)` when a row of the container's table is clicked (one listener per
+ * container; the items are the latest drawn).
+ * @param {HTMLElement & { __rowClick?: any }} container @param {any[]} items
+ * @param {((item: any, i: number) => void) | undefined} onRowClick
+ */
+function rowClicks(container, items, onRowClick) {
+  if (!container.__rowClick) {
+    container.__rowClick = { items, onRowClick };
+    container.addEventListener('click', (ev) => {
+      const st = container.__rowClick;
+      const tr = /** @type {HTMLElement | null} */ (/** @type {HTMLElement} */ (ev.target).closest('tbody tr'));
+      if (!st.onRowClick || !tr || !container.contains(tr)) return;
+      const idx = tr.hasAttribute('aria-rowindex') ? Number(tr.getAttribute('aria-rowindex')) - 2 : /** @type {HTMLTableRowElement} */ (tr).sectionRowIndex;
+      if (st.items[idx] !== undefined) st.onRowClick(st.items[idx], idx);
+    });
+  }
+  container.__rowClick.items = items;
+  container.__rowClick.onRowClick = onRowClick;
+}
+
+/** Shows a count in the panel's heading. @param {HTMLElement} section @param {number | string | null} n */
 export function setCount(section, n) {
   const c = section.querySelector('.count');
   if (c) c.textContent = n === null ? '' : String(n);

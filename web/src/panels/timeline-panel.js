@@ -4,8 +4,9 @@
 
 import { h, fill } from '../dom.js';
 import { renderTimeline } from '../timeline.js';
-import { app, $, panelOff } from '../app/state.js';
+import { app, $, panelOff, actions } from '../app/state.js';
 import { registerPanel } from '../app/registry.js';
+import { hoverRow } from '../app/hover.js';
 import { dirtyPanels, seen, onVisibilityChange } from '../app/visibility.js';
 import { clampStep } from '../app/playback.js';
 import { TRACE_ROWS } from '../app/scheduler.js';
@@ -25,8 +26,13 @@ function draw() {
     handle = renderTimeline(tl, app.resultScenario, r, {
       step: app.step === null ? undefined : app.step,
       selectedRow: app.selectedRow ?? undefined,
+      // A click on a mark selects its row (its verdict is highlighted) and moves to the step
+      // it arrived at.
+      onHoverRow: (/** @type {number} */ id) => hoverRow(id),
       onSelectRow: (/** @type {number} */ id) => {
         app.selectedRow = id;
+        const step = handle ? /** @type {any} */ (handle).rowStep(id) : -1;
+        actions.setStep(step >= 0 ? step : app.step);
       },
     });
     drawnFor = r;
@@ -63,6 +69,9 @@ function render(r) {
 
 registerPanel({
   name: 'timeline',
+  onHover() {
+    if (handle && drawnFor === app.result) /** @type {any} */ (handle).setHoverRow(app.hoverRow ?? -1);
+  },
   timing: 'visual',
   fromTrace: true,
   render,

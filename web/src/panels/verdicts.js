@@ -3,7 +3,7 @@
 
 import { h, fill } from '../dom.js';
 import { cappedTable, setCount, rowLabel } from './table.js';
-import { $, panel } from '../app/state.js';
+import { app, $, panel } from '../app/state.js';
 import { registerPanel } from '../app/registry.js';
 
 /** @type {Record<string, string>} */
@@ -26,18 +26,25 @@ export function renderVerdicts(body, result) {
     return 0;
   }
   cappedTable(body, ['row', 'outcome', 'why'], vs, (/** @type {any} */ v) => [rowLabel(result, v.row), OUTCOME_WORDS[v.outcome] || v.outcome, v.message], {
-    rowClass: (/** @type {any} */ v) => `verdict-${v.outcome}`,
+    rowClass: (/** @type {any} */ v) => `verdict-${v.outcome}${v.row === app.selectedRow ? ' selected' : ''}`,
     empty: 'no input rows',
     wordsColumn: 2,
   });
   return vs.length;
 }
 
+/** @param {any} r */
+function render(r) {
+  panel('verdicts').hidden = !r.verdicts;
+  if (r.verdicts) setCount(panel('verdicts'), renderVerdicts($('verdicts'), r));
+}
+
 registerPanel({
   name: 'verdicts',
   fromTrace: true,
-  render(r) {
-    panel('verdicts').hidden = !r.verdicts;
-    if (r.verdicts) setCount(panel('verdicts'), renderVerdicts($('verdicts'), r));
+  render,
+  onStep() {
+    // The row selected on the timeline is highlighted here.
+    if (app.result && app.result.verdicts) render(app.result);
   },
 });

@@ -4,7 +4,8 @@
 
 import { h, fill, table } from '../dom.js';
 import { fmtWatermark } from '../format.js';
-import { $ } from '../app/state.js';
+import { app, $ } from '../app/state.js';
+import { WatermarkTracker } from '../timeline.js';
 import { registerPanel } from '../app/registry.js';
 
 /** @typedef {import('../types').RunResult} RunResult @typedef {import('../types').Watermark} Watermark */
@@ -42,14 +43,27 @@ const SIDES = ['left', 'right'];
 /** @param {HTMLElement} body @param {RunResult} result */
 export function renderWatermarks(body, result) {
   const d = watermarkDetail(result);
+  // At the current step (playback): each subtask's watermark then, and what each assigner
+  // computed at that step but held back because it was not above the last one it sent.
+  const at = app.step !== null && result.trace && result.trace[app.step] ? trackerOf(result).at(app.step) : null;
+  /** @type {Map<string, string>} */
+  const held = new Map();
+  if (at && result.trace) {
+    for (const e of /** @type {any[]} */ (result.trace[/** @type {number} */ (app.step)].events || [])) {
+      if (e.type === 'assigner_held') held.set(`${e.stream}|${e.assigner}`, `${fmtWatermark(e.candidate)} held (not above ${fmtWatermark(e.last)})`);
+    }
+  }
+  const atHead = at ? `at step ${/** @type {number} */ (app.step) + 1}` : null;
   const streams = result.streams.map((s) => s.name);
   const nAssign = result.parallelism;
   const opHeaders = ['operator subtask'];
+  if (atHead) opHeaders.push(atHead);
   if (d) opHeaders.push('before end of input');
   opHeaders.push('final');
   if (d) opHeaders.push('input channels (before end of input)');
   const opRows = result.watermarks.map((w) => {
     const r = [String(w.subtask)];
+    if (at) r.push(fmtWatermark(at.operator[w.subtask] ?? '-inf'));
     if (d) r.push(fmtWatermark(d.before.has(w.subtask) ? d.before.get(w.subtask) : '-inf'));
     r.push(fmtWatermark(w.watermark));
     if (d) {
@@ -66,6 +80,7 @@ export function renderWatermarks(body, result) {
     return r;
   });
   const asHeaders = ['stream', 'assigner subtask'];
+  if (atHead) asHeaders.push(atHead);
   if (d) asHeaders.push('before end of input');
   asHeaders.push('final');
   /** @type {string[][]} */
@@ -73,6 +88,13 @@ export function renderWatermarks(body, result) {
   (result.assigner_watermarks || []).forEach((list, si) => {
     list.forEach((w, a) => {
       const r = [streams[si] || `stream ${si}`, String(a)];
+      if (at) {
+        const k = `${SIDES[si]}|${a}`;
+        const v = fmtWatermark((at.assigner[si] && at.assigner[si][a]) ?? '-inf');
+        const parts = [at.idle[si] && at.idle[si][a] ? `${v} (idle)` : v];
+        if (held.has(k)) parts.push(/** @type {string} */ (held.get(k)));
+        r.push(parts.join(' · '));
+      }
       if (d) {
         const k = `${SIDES[si]}|${a}`;
         const v = fmtWatermark(d.assigners.has(k) ? d.assigners.get(k) : '-inf');
@@ -91,9 +113,21 @@ export function renderWatermarks(body, result) {
   );
 }
 
+/** @type {WeakMap<object, any>} */
+const trackers = new WeakMap();
+/** The watermarks as of a step, replayed from the trace (cached per result). @param {any} r */
+function trackerOf(r) {
+  let t = trackers.get(r);
+  if (!t) trackers.set(r, (t = new WatermarkTracker(r)));
+  return t;
+}
+
 registerPanel({
   name: 'watermarks',
   render(r) {
     renderWatermarks($('watermarks'), r);
+  },
+  onStep() {
+    if (app.result) renderWatermarks($('watermarks'), app.result);
   },
 });

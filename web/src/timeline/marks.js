@@ -70,6 +70,8 @@ export function createMarks(c) {
     for (const [id, cls] of /** @type {[number, string][]} */ ([
       [c.curRow, 'jl-ring jl-ring-current'],
       [c.selected, 'jl-ring jl-ring-selected'],
+      [c.focused ?? -1, 'jl-ring jl-ring-focus'],
+      [c.hovered ?? -1, 'jl-ring jl-ring-hover'],
     ])) {
       if (id < 0 || !rows[id] || density) continue;
       el('circle', { cx: fx(rowX[id]), cy: fx(rowY[id]), r: MARK_R + 3, class: cls }, gRing);

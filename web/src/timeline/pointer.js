@@ -56,6 +56,7 @@ export function wirePointer(c, marks, onClickRow) {
     if (id !== hoverRow) {
       hoverRow = id;
       svg.classList.toggle('jl-over-mark', id >= 0);
+      if (c.onHoverRow) c.onHoverRow(id);
     }
     if (id >= 0) {
       showTip(rowTip(id), ev);
@@ -91,6 +92,7 @@ export function wirePointer(c, marks, onClickRow) {
     const to = /** @type {Node | null} */ (ev.relatedTarget);
     if (!to || !svg.contains(to)) {
       tip.hidden = true;
+      if (hoverRow >= 0 && c.onHoverRow) c.onHoverRow(-1);
       hoverRow = -1;
       svg.classList.remove('jl-over-mark');
     }
@@ -100,12 +102,50 @@ export function wirePointer(c, marks, onClickRow) {
     const id = marks.rowAt(px, py);
     if (id >= 0) onClickRow(id);
   };
+  // The keyboard: the picture is one tab stop; ← → (Home, End) move a focus ring from row to
+  // row in time order, the row's description is read out (a live region), Enter or Space
+  // selects it as a click would.
+  const order = rows.map((/** @type {any} */ _, /** @type {number} */ i) => i).sort((/** @type {number} */ a, /** @type {number} */ b) => c.times[a] - c.times[b] || a - b);
+  const live = document.createElement('div');
+  live.className = 'jl-sr-only';
+  live.setAttribute('aria-live', 'polite');
+  container.appendChild(live);
+  svg.setAttribute('tabindex', '0');
+  svg.setAttribute('aria-label', `${svg.querySelector('title')?.textContent || 'Timeline'}. Arrow keys move from row to row, Enter selects the row.`);
+  let focusAt = -1;
+  const focusRow = (/** @type {number} */ k) => {
+    if (!order.length) return;
+    focusAt = Math.max(0, Math.min(order.length - 1, k));
+    const id = order[focusAt];
+    c.focused = id;
+    marks.drawRings();
+    live.textContent = rowTip(id).join('. ');
+  };
+  const onKey = (/** @type {KeyboardEvent} */ ev) => {
+    const k = ev.key;
+    if (k === 'ArrowRight' || k === 'ArrowDown') focusRow(focusAt + 1);
+    else if (k === 'ArrowLeft' || k === 'ArrowUp') focusRow(focusAt < 0 ? 0 : focusAt - 1);
+    else if (k === 'Home') focusRow(0);
+    else if (k === 'End') focusRow(order.length - 1);
+    else if ((k === 'Enter' || k === ' ') && focusAt >= 0) onClickRow(order[focusAt]);
+    else return;
+    ev.preventDefault();
+    ev.stopPropagation();
+  };
+  const onBlur = () => {
+    c.focused = -1;
+    marks.drawRings();
+  };
   svg.addEventListener('mousemove', onOver);
   svg.addEventListener('mouseout', onOut);
   svg.addEventListener('click', onClick);
+  svg.addEventListener('keydown', onKey);
+  svg.addEventListener('blur', onBlur);
   return () => {
     svg.removeEventListener('mousemove', onOver);
     svg.removeEventListener('mouseout', onOut);
     svg.removeEventListener('click', onClick);
+    svg.removeEventListener('keydown', onKey);
+    svg.removeEventListener('blur', onBlur);
   };
 }
