@@ -235,6 +235,48 @@ pub fn build(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
             ));
         }
     }
+    // PRIMARY KEY (…) NOT ENFORCED: every column must exist, and its values are NOT NULL
+    // (a primary key makes its columns NOT NULL in Flink's schema).
+    for (i, (s, ps)) in streams.iter().zip(&parsed).enumerate() {
+        let mut cols = Vec::new();
+        for (j, n) in s.primary_key.iter().enumerate() {
+            match ps.schema.columns.iter().position(|c| c.name == n.trim()) {
+                Some(c) if cols.contains(&c) => {
+                    return Err(Error::config(
+                        format!("streams[{i}].primary_key[{j}]"),
+                        format!("column {n:?} is listed twice"),
+                    ))
+                }
+                Some(c) => cols.push(c),
+                None => {
+                    return Err(Error::config(
+                        format!("streams[{i}].primary_key[{j}]"),
+                        format!("stream {:?} has no column named {n:?}", ps.schema.name),
+                    ))
+                }
+            }
+        }
+        for e in &ps.entries {
+            if let Entry::Data(r) = e {
+                if let Some(&c) = cols.iter().find(|&&c| r.values[c].is_null()) {
+                    return Err(Error::row(&ps.schema.name, r.line as usize, 1, format!("the primary key column {:?} is NULL (a PRIMARY KEY column is NOT NULL)", ps.schema.columns[c].name)));
+                }
+            }
+        }
+    }
+    for (field, v) in [
+        ("job.settings.state_ttl", job.settings.state_ttl),
+        ("job.settings.state_ttl_left", job.settings.state_ttl_left),
+        ("job.settings.state_ttl_right", job.settings.state_ttl_right),
+        (
+            "job.settings.source_idle_timeout",
+            job.settings.source_idle_timeout,
+        ),
+    ] {
+        if v.is_some_and(|m| m.0 < 0) {
+            return Err(Error::config(field, "must not be negative"));
+        }
+    }
     if keyless_sql && parsed.iter().any(|ps| ps.schema.key.is_some()) {
         return Err(Error::config("streams", "either both streams have a key column or neither (no key: Flink runs the join on one subtask)"));
     }
