@@ -729,9 +729,7 @@ pub const TTL_MARGIN_MS: i64 = 150;
 
 /// The TTL of each side (`STATE_TTL` hint, else `table.exec.state.ttl`), `None` when off.
 pub(crate) fn side_ttls(plan: &Plan) -> [Option<i64>; 2] {
-    let s = &plan.scenario.job.settings;
-    let f = |h: Option<crate::time::Millis>| h.or(s.state_ttl).map(|m| m.0).filter(|&t| t > 0);
-    [f(s.state_ttl_left), f(s.state_ttl_right)]
+    crate::operators::regular_join::side_ttls(plan)
 }
 
 /// The rows and events of a scenario as a data file for an exported job's `--data FILE`

@@ -283,12 +283,7 @@ impl Operator for RegularJoin {
     fn new(plan: &Plan, _subtask: SubtaskIndex) -> Self {
         let job = &plan.scenario.job;
         let join = job.sql.join;
-        let set = &job.settings;
-        // StreamExecJoin: a side's retention is its STATE_TTL hint, else table.exec.state.ttl;
-        // StateConfigUtil.createTtlConfig disables TTL for a retention <= 0.
-        let ttl = |hint: Option<crate::time::Millis>| {
-            hint.or(set.state_ttl).map(|m| m.0).filter(|&t| t > 0)
-        };
+        let ttls = side_ttls(plan);
         let spec = |i: usize| {
             let schema = &plan.schemas[i];
             let pk = primary_key_columns(plan, i);
@@ -298,12 +293,12 @@ impl Operator for RegularJoin {
             left: SideConf {
                 outer: join.left_outer(),
                 spec: spec(0),
-                ttl: ttl(set.state_ttl_left),
+                ttl: ttls[0],
             },
             right: SideConf {
                 outer: join.right_outer(),
                 spec: spec(1),
-                ttl: ttl(set.state_ttl_right),
+                ttl: ttls[1],
             },
             keyed: plan.schemas.first().is_some_and(|s| s.key.is_some()),
             keys: HashMap::new(),
@@ -519,6 +514,15 @@ impl Operator for RegularJoin {
     fn state_rows(&self) -> usize {
         self.rows
     }
+}
+
+/// The state retention of each input in ms: `StreamExecJoin` takes a side's `STATE_TTL` hint,
+/// else `table.exec.state.ttl`; `StateConfigUtil.createTtlConfig` disables TTL for a
+/// retention <= 0. `None` = off.
+pub fn side_ttls(plan: &Plan) -> [Option<i64>; 2] {
+    let s = &plan.scenario.job.settings;
+    let f = |h: Option<crate::time::Millis>| h.or(s.state_ttl).map(|m| m.0).filter(|&t| t > 0);
+    [f(s.state_ttl_left), f(s.state_ttl_right)]
 }
 
 /// The primary key of input `i` as column indices (names resolved by `plan::build`).
@@ -1104,6 +1108,27 @@ mod tests {
         assert_eq!(
             outputs(&r),
             ["+I[1,a|1,x]", "+I[1,a|1,x]", "+I[1,a|1,y]", "+I[1,a|1,y]"]
+        );
+    }
+
+    /// The gallery's TTL pitfall: the expired order is traced as leaving state, and both rows'
+    /// verdicts name the state TTL.
+    #[test]
+    fn ttl_loss_is_traced_and_explained() {
+        let path = format!(
+            "{}/../scenarios/sql-regular-state-ttl-lost-match.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        let r = crate::run_json(&text, true).unwrap();
+        let json = serde_json::to_string(&r).unwrap();
+        assert!(json.contains("left records: expired (state TTL 2000 ms: last written at processing time 500, expired at 2500, now 3000)"), "{json}");
+        let verdicts = r.verdicts.clone().unwrap_or_default();
+        let v: Vec<&str> = verdicts.iter().map(|v| v.message.as_str()).collect();
+        assert!(v[1].starts_with("padded with nulls: state TTL:"), "{v:?}");
+        assert!(
+            v[3].contains("orders:2 (arrived at processing time 500, expired at 2500"),
+            "{v:?}"
         );
     }
 }
