@@ -341,10 +341,31 @@ pub fn build(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
 
     let mut generators = Vec::new();
     for (i, s) in streams.iter().enumerate() {
-        let g = match &s.watermark {
+        let mut g = match &s.watermark {
             Some(w) => check_delay(&format!("streams[{i}].watermark"), w)?,
             None => check_delay("job.watermark", &job.watermark)?,
         };
+        if let Some(t) = s.scan_watermark_idle_timeout {
+            if t.0 < 0 {
+                return Err(Error::config(
+                    format!("streams[{i}].scan_watermark_idle_timeout"),
+                    "must not be negative",
+                ));
+            }
+        }
+        if op.is_sql() {
+            // A SQL table's source watermarks (a FLIP-27 source with watermark push-down):
+            // WatermarkPushDownSpec.calculateIdleTimeoutMillis takes the table's
+            // 'scan.watermark.idle-timeout' when set (>= 0), else table.exec.source.idle-timeout,
+            // and a value > 0 wraps the pushed-down strategy in withIdleness
+            // (WatermarksWithIdleness, the rule of crate::watermark).
+            let global = job.settings.source_idle_timeout.map(|m| m.0).unwrap_or(0);
+            let table = s.scan_watermark_idle_timeout.map(|m| m.0);
+            if table.is_some() || global > 0 {
+                let t = table.unwrap_or(global);
+                g.idle_timeout = (t > 0).then_some(t);
+            }
+        }
         if g.idle_timeout.is_some() && g.interval == 0 {
             warnings.push(format!("stream {:?}: idleness is only checked on periodic emits (Flink's WatermarksWithIdleness), and the periodic interval is 0, so it never goes idle", s.name));
         }

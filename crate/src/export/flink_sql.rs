@@ -92,6 +92,18 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
         let _ = writeln!(m, "        tEnv.getConfig().set(\"table.exec.interval-join.min-cleanup-interval\", \"{} ms\");", sql.min_cleanup.0);
     }
     let settings = &job.settings;
+    if let Some(t) = settings.source_idle_timeout {
+        // For a table whose source pushes its watermarks down (a FLIP-27 connector such as
+        // Kafka), WatermarkPushDownSpec wraps the watermark strategy in withIdleness(this).
+        // These tables come from DataStreams with SOURCE_WATERMARK(), so the option has no
+        // effect here; the DataStream's own WatermarkStrategy above carries the same
+        // withIdleness, which is what the simulation runs.
+        let _ = writeln!(
+            m,
+            "        tEnv.getConfig().set(\"table.exec.source.idle-timeout\", \"{} ms\"); // no effect on these SOURCE_WATERMARK() tables: their WatermarkStrategy.withIdleness carries it",
+            t.0
+        );
+    }
     if !interval_join {
         if let Some(t) = settings.state_ttl {
             let _ = writeln!(

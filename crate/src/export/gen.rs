@@ -500,6 +500,7 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
             rows: text.trim_end().to_string(),
             watermark: None,
             primary_key: Vec::new(),
+            scan_watermark_idle_timeout: None,
         });
     }
     if operator.is_sql() && g.chance(8) {

@@ -196,6 +196,7 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
             rows: lines.join("\n"),
             watermark: None,
             primary_key,
+            scan_watermark_idle_timeout: None,
         });
     }
     let pk_text = |p: Pk| match p {
