@@ -248,4 +248,32 @@ mod tests {
         }
         assert!(ttl > 100 && pk > 150, "ttl {ttl}, pk {pk}");
     }
+
+    /// The SQL export declares the primary key, sets the TTL on the TableConfig, puts the
+    /// STATE_TTL hint in the query and paces events on the wall clock.
+    #[test]
+    fn export_carries_keys_ttl_and_hints() {
+        let sc = Scenario::from_json(
+            r#"{"job": {"operator": "regular_join", "sql": {"join": "left"},
+                 "settings": {"state_ttl": "2s", "state_ttl_right": "900ms"}},
+                "streams": [
+                  {"name": "l", "columns": ["id:int", "k:int"], "key": "k", "primary_key": ["id"], "rows": "1, 1 | a=0"},
+                  {"name": "r", "columns": ["k:int", "w"], "key": "k", "rows": "1, x | a=1200"}]}"#,
+        )
+        .unwrap();
+        let java = crate::export::export(&sc, crate::export::ExportKind::FlinkSql).unwrap();
+        for want in [
+            "Schema.newBuilder().primaryKey(\"id\").build(), ChangelogMode.all()",
+            "tEnv.getConfig().set(\"table.exec.state.ttl\", \"2000 ms\");",
+            "SELECT /*+ STATE_TTL('R' = '900 ms') */ ",
+            "static final boolean PACE_WALL_CLOCK = true;",
+            "R 1 0 0 @1200",
+        ] {
+            assert!(java.contains(want), "missing {want:?}");
+        }
+        // 1200 ms apart with a TTL of 900 ms: 300 ms of margin, enough.
+        assert_eq!(crate::export::conformance_exclusion(&sc), None);
+        let close = Scenario::from_json(&sc.to_compact_json().replace("a=1200", "a=950")).unwrap();
+        assert!(crate::export::conformance_exclusion(&close).is_some());
+    }
 }
