@@ -297,6 +297,7 @@ def main():
     ap.add_argument("--lib", required=True)
     ap.add_argument("--random", type=int, default=0)
     ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--operator", default=None, help="random scenarios of one operator (joinlab gen --operator)")
     ap.add_argument("--no-gallery", action="store_true")
     ap.add_argument("--only", nargs="*", default=None, help="scenario files to run instead of the gallery")
     ap.add_argument("--report", action="store_true")
@@ -324,7 +325,10 @@ def main():
                 cases.append(Case(p, "gallery"))
     if args.random:
         rdir = os.path.join(work, "random")
-        r = sh([args.joinlab, "gen", "--seed", str(args.seed), "--count", str(args.random), "--out", rdir])
+        gen = [args.joinlab, "gen", "--seed", str(args.seed), "--count", str(args.random), "--out", rdir]
+        if args.operator:
+            gen += ["--operator", args.operator]
+        r = sh(gen)
         if r.returncode != 0:
             log(r.stderr)
             sys.exit(1)
@@ -392,7 +396,8 @@ def main():
         "date": datetime.date.today().isoformat(),
         "flink": "2.3.0",
         "java": re.sub(r'.*"(.*)".*', r"\1", java_version),
-        "args": (f" --random {args.random}" if args.random else "") + (f" --seed {args.seed}" if args.random else ""),
+        "args": (f" --random {args.random}" if args.random else "") + (f" --seed {args.seed}" if args.random else "")
+        + (f" --operator {args.operator}" if args.operator else ""),
         "seed": args.seed,
         "cluster_ms": cluster_ms,
         "javac_s": javac_s,

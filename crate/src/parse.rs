@@ -625,6 +625,7 @@ mod tests {
             rows: rows.into(),
             watermark: None,
             primary_key: Vec::new(),
+            scan_watermark_idle_timeout: None,
         }
     }
 

@@ -278,6 +278,48 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
             ));
         }
     }
+    // PRIMARY KEY (…) NOT ENFORCED: every column must exist, and its values are NOT NULL
+    // (a primary key makes its columns NOT NULL in Flink's schema).
+    for (i, (s, ps)) in streams.iter().zip(&parsed).enumerate() {
+        let mut cols = Vec::new();
+        for (j, n) in s.primary_key.iter().enumerate() {
+            match ps.schema.columns.iter().position(|c| c.name == n.trim()) {
+                Some(c) if cols.contains(&c) => {
+                    return Err(Error::config(
+                        format!("streams[{i}].primary_key[{j}]"),
+                        format!("column {n:?} is listed twice"),
+                    ))
+                }
+                Some(c) => cols.push(c),
+                None => {
+                    return Err(Error::config(
+                        format!("streams[{i}].primary_key[{j}]"),
+                        format!("stream {:?} has no column named {n:?}", ps.schema.name),
+                    ))
+                }
+            }
+        }
+        for e in &ps.entries {
+            if let Entry::Data(r) = e {
+                if let Some(&c) = cols.iter().find(|&&c| r.values[c].is_null()) {
+                    return Err(Error::row(&ps.schema.name, r.line as usize, 1, format!("the primary key column {:?} is NULL (a PRIMARY KEY column is NOT NULL)", ps.schema.columns[c].name)));
+                }
+            }
+        }
+    }
+    for (field, v) in [
+        ("job.settings.state_ttl", job.settings.state_ttl),
+        ("job.settings.state_ttl_left", job.settings.state_ttl_left),
+        ("job.settings.state_ttl_right", job.settings.state_ttl_right),
+        (
+            "job.settings.source_idle_timeout",
+            job.settings.source_idle_timeout,
+        ),
+    ] {
+        if v.is_some_and(|m| m.0 < 0) {
+            return Err(Error::config(field, "must not be negative"));
+        }
+    }
     if keyless_sql && parsed.iter().any(|ps| ps.schema.key.is_some()) {
         return Err(Error::config("streams", "either both streams have a key column or neither (no key: Flink runs the join on one subtask)"));
     }
@@ -342,10 +384,31 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
 
     let mut generators = Vec::new();
     for (i, s) in streams.iter().enumerate() {
-        let g = match &s.watermark {
+        let mut g = match &s.watermark {
             Some(w) => check_delay(&format!("streams[{i}].watermark"), w)?,
             None => check_delay("job.watermark", &job.watermark)?,
         };
+        if let Some(t) = s.scan_watermark_idle_timeout {
+            if t.0 < 0 {
+                return Err(Error::config(
+                    format!("streams[{i}].scan_watermark_idle_timeout"),
+                    "must not be negative",
+                ));
+            }
+        }
+        if op.is_sql() {
+            // A SQL table's source watermarks (a FLIP-27 source with watermark push-down):
+            // WatermarkPushDownSpec.calculateIdleTimeoutMillis takes the table's
+            // 'scan.watermark.idle-timeout' when set (>= 0), else table.exec.source.idle-timeout,
+            // and a value > 0 wraps the pushed-down strategy in withIdleness
+            // (WatermarksWithIdleness, the rule of crate::watermark).
+            let global = job.settings.source_idle_timeout.map(|m| m.0).unwrap_or(0);
+            let table = s.scan_watermark_idle_timeout.map(|m| m.0);
+            if table.is_some() || global > 0 {
+                let t = table.unwrap_or(global);
+                g.idle_timeout = (t > 0).then_some(t);
+            }
+        }
         if g.idle_timeout.is_some() && g.interval == 0 {
             warnings.push(format!("stream {:?}: idleness is only checked on periodic emits (Flink's WatermarksWithIdleness), and the periodic interval is 0, so it never goes idle", s.name));
         }

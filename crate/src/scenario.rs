@@ -566,6 +566,10 @@ pub struct StreamSpec {
     /// (`JoinInputSideSpec`), the temporal join's versioned-table key.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub primary_key: Vec<String>,
+    /// The table option `'scan.watermark.idle-timeout'` of a SQL table (overrides
+    /// `table.exec.source.idle-timeout` for this table; 0 switches idleness off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scan_watermark_idle_timeout: Option<Millis>,
 }
 
 impl Scenario {

@@ -184,6 +184,8 @@ pub fn verdicts(plan: &Plan, sink: &Sink, state_left: &[RowId]) -> Vec<Verdict> 
             };
             if padded[i] {
                 Verdict { row: id, outcome: Outcome::Padded, outputs: outs[i].clone(), late: None, message: format!("padded with nulls: {why}") }
+            } else if buffered[i] && op == OperatorKind::RegularJoin {
+                Verdict { row: id, outcome: Outcome::Buffered, outputs: Vec::new(), late: None, message: format!("still in the join's state at the end (a regular join keeps a row until it is retracted or its state TTL runs out); so far {why}") }
             } else if buffered[i] {
                 Verdict { row: id, outcome: Outcome::Buffered, outputs: Vec::new(), late: None, message: format!("still buffered at the end (no final watermark); so far {why}") }
             } else {
@@ -287,10 +289,36 @@ fn explain_no_match(
                 format!("its window partners ({}) were late", list(&shared))
             }
         }
-        OperatorKind::RegularJoin => format!(
-            "its {other_name} partners were retracted ({})",
-            list(partners)
-        ),
+        OperatorKind::RegularJoin => {
+            // State TTL (processing time): a stored row stops matching once its last write is
+            // `ttl` old. Each row is written at its own arrival at the latest, so a partner
+            // that arrived `ttl` or more before this row (or this row `ttl` or more before a
+            // partner) was gone, unless a later write (a match of an outer row) refreshed it.
+            let ttls = crate::operators::regular_join::side_ttls(plan);
+            let me = r.arrival;
+            let mine = ttls[r.stream.index()];
+            let theirs = ttls[r.stream.other().index()];
+            let mut expired = Vec::new();
+            for &p in partners {
+                let pa = plan.row(p).arrival;
+                if pa <= me && theirs.is_some_and(|t| pa.saturating_add(t) <= me) {
+                    expired.push(format!("{} (arrived at processing time {pa}, expired at {} under the state TTL of {} ms; this row arrived at {me})", row_label(plan, p), pa.saturating_add(theirs.unwrap_or(0)), theirs.unwrap_or(0)));
+                } else if pa > me && mine.is_some_and(|t| me.saturating_add(t) <= pa) {
+                    expired.push(format!("{} (arrived at processing time {pa}, after this row had expired at {} under the state TTL of {} ms)", row_label(plan, p), me.saturating_add(mine.unwrap_or(0)), mine.unwrap_or(0)));
+                }
+            }
+            if expired.is_empty() {
+                format!(
+                    "its {other_name} partners were retracted ({})",
+                    list(partners)
+                )
+            } else {
+                format!(
+                    "state TTL: its {other_name} partners never met it in state: {}",
+                    expired.join("; ")
+                )
+            }
+        }
         _ => String::new(),
     }
 }

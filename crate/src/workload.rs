@@ -311,6 +311,7 @@ fn stream_spec(side: usize, rows: String) -> StreamSpec {
         rows,
         watermark: None,
         primary_key: Vec::new(),
+        scan_watermark_idle_timeout: None,
     }
 }
 

@@ -398,7 +398,11 @@ fn export_cmd(cmd: &str, args: &[String]) -> Result<(), Fail> {
         let dir = value("--out").ok_or("gen needs --out DIR")?;
         std::fs::create_dir_all(&dir).map_err(|e| format!("{dir}: {e}"))?;
         for i in 0..count as usize {
-            let sc = export::gen::scenario(seed, i);
+            let sc = match value("--operator").as_deref() {
+                None => export::gen::scenario(seed, i),
+                Some("regular_join") => export::gen_regular::scenario(seed, i),
+                Some(other) => return Err(format!("gen --operator {other}: no generator")),
+            };
             let path = Path::new(&dir).join(format!("random-{seed}-{i:04}.json"));
             std::fs::write(&path, sc.to_pretty_json() + "\n")
                 .map_err(|e| format!("{}: {e}", path.display()))?;

@@ -91,6 +91,28 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
     if interval_join {
         let _ = writeln!(m, "        tEnv.getConfig().set(\"table.exec.interval-join.min-cleanup-interval\", \"{} ms\");", sql.min_cleanup.0);
     }
+    let settings = &job.settings;
+    if let Some(t) = settings.source_idle_timeout {
+        // For a table whose source pushes its watermarks down (a FLIP-27 connector such as
+        // Kafka), WatermarkPushDownSpec wraps the watermark strategy in withIdleness(this).
+        // These tables come from DataStreams with SOURCE_WATERMARK(), so the option has no
+        // effect here; the DataStream's own WatermarkStrategy above carries the same
+        // withIdleness, which is what the simulation runs.
+        let _ = writeln!(
+            m,
+            "        tEnv.getConfig().set(\"table.exec.source.idle-timeout\", \"{} ms\"); // no effect on these SOURCE_WATERMARK() tables: their WatermarkStrategy.withIdleness carries it",
+            t.0
+        );
+    }
+    if !interval_join {
+        if let Some(t) = settings.state_ttl {
+            let _ = writeln!(
+                m,
+                "        tEnv.getConfig().set(\"table.exec.state.ttl\", \"{} ms\");",
+                t.0
+            );
+        }
+    }
     for (i, s) in plan.schemas.iter().enumerate() {
         let v = &vars[i];
         if interval_join {
@@ -110,7 +132,21 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
             }
             let _ = writeln!(m, "                .build()));");
         } else {
-            let _ = writeln!(m, "        tEnv.createTemporaryView({}, tEnv.fromChangelogStream({v}, Schema.derived(), ChangelogMode.all()));", jstr(&s.name));
+            let pk = &plan.scenario.streams[i].primary_key;
+            let schema = if pk.is_empty() {
+                "Schema.derived()".to_string()
+            } else {
+                // PRIMARY KEY (…) NOT ENFORCED; ChangelogMode.all() keeps the planner from adding
+                // a ChangelogNormalize (DynamicSourceUtils.changelogNormalizeEnabled is false for
+                // a source that sends UPDATE_BEFORE, with table.exec.source.cdc-events-duplicate
+                // off), so the join sees the rows as typed.
+                let cols: Vec<String> = pk.iter().map(|c| jstr(c.trim())).collect();
+                format!(
+                    "Schema.newBuilder().primaryKey({}).build()",
+                    cols.join(", ")
+                )
+            };
+            let _ = writeln!(m, "        tEnv.createTemporaryView({}, tEnv.fromChangelogStream({v}, {schema}, ChangelogMode.all()));", jstr(&s.name));
         }
     }
     let keyed = l.key.is_some() && r.key.is_some();
@@ -143,8 +179,23 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
         .into_iter()
         .chain(select_list("R", r))
         .collect();
+    // /*+ STATE_TTL('L' = '…', 'R' = '…') */ names the inputs by their aliases.
+    let mut hint_parts = Vec::new();
+    if !interval_join {
+        if let Some(t) = settings.state_ttl_left {
+            hint_parts.push(format!("'L' = '{} ms'", t.0));
+        }
+        if let Some(t) = settings.state_ttl_right {
+            hint_parts.push(format!("'R' = '{} ms'", t.0));
+        }
+    }
+    let hint = if hint_parts.is_empty() {
+        String::new()
+    } else {
+        format!("/*+ STATE_TTL({}) */ ", hint_parts.join(", "))
+    };
     let query = format!(
-        "SELECT {} FROM {} AS L {} {} AS R ON {}",
+        "SELECT {hint}{} FROM {} AS L {} {} AS R ON {}",
         cols.join(", "),
         q(&l.name),
         sql.join.sql(),
@@ -154,7 +205,7 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
     let _ = writeln!(m, "        Table result = tEnv.sqlQuery(");
     let _ = writeln!(
         m,
-        "                \"SELECT {} \"",
+        "                \"SELECT {hint}{} \"",
         cols.join(", ").replace('\\', "\\\\").replace('"', "\\\"")
     );
     let _ = writeln!(

@@ -17,15 +17,15 @@ use crate::time::Millis;
 use std::fmt::Write;
 
 /// SplitMix64: small, fast, good enough, and the same everywhere.
-struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
-    fn new(seed: u64, index: usize) -> Rng {
+    pub(crate) fn new(seed: u64, index: usize) -> Rng {
         let mut r = Rng(seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5151_7eed);
         r.next();
         r
     }
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -33,16 +33,16 @@ impl Rng {
         z ^ (z >> 31)
     }
     /// Uniform in `lo..=hi`.
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+    pub(crate) fn range(&mut self, lo: i64, hi: i64) -> i64 {
         if hi <= lo {
             return lo;
         }
         lo + (self.next() % ((hi - lo + 1) as u64)) as i64
     }
-    fn chance(&mut self, percent: u64) -> bool {
+    pub(crate) fn chance(&mut self, percent: u64) -> bool {
         self.next() % 100 < percent
     }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+    pub(crate) fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[(self.next() % items.len() as u64) as usize]
     }
 }
@@ -500,6 +500,7 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
             rows: text.trim_end().to_string(),
             watermark: None,
             primary_key: Vec::new(),
+            scan_watermark_idle_timeout: None,
         });
     }
     if operator.is_sql() && g.chance(8) {

@@ -18,6 +18,7 @@
 pub mod flink_java;
 pub mod flink_sql;
 pub mod gen;
+pub mod gen_regular;
 
 use crate::error::Error;
 use crate::parse::Side;
@@ -105,6 +106,26 @@ pub fn conformance_exclusion(scenario: &Scenario) -> Option<String> {
     }
     if let Err(e) = events(&plan) {
         return Some(e.to_string());
+    }
+    if wall_clock(&plan) {
+        // Every TTL stamp is the arrival of a row of the same key; a later row of that key
+        // decides "expired" by `stamp + ttl <= now`. Too close a call depends on timing.
+        let ttls = side_ttls(&plan);
+        let mut by_key: std::collections::HashMap<u32, Vec<i64>> = Default::default();
+        for r in &plan.rows {
+            by_key.entry(r.key.0).or_default().push(r.arrival);
+        }
+        for times in by_key.values() {
+            for (i, a) in times.iter().enumerate() {
+                for b in &times[i + 1..] {
+                    for t in ttls.iter().flatten() {
+                        if ((b - a) - t).abs() < TTL_MARGIN_MS {
+                            return Some(format!("rows of one key arrive {} ms apart, within {TTL_MARGIN_MS} ms of the state TTL {t} ms: on Flink's wall clock the outcome depends on timing", b - a));
+                        }
+                    }
+                }
+            }
+        }
     }
     None
 }
@@ -661,14 +682,54 @@ fn row_lines(plan: &Plan, si: usize) -> Vec<String> {
         .collect()
 }
 
-fn event_lines(evs: &[Ev]) -> Vec<String> {
+fn event_lines(plan: &Plan, evs: &[Ev]) -> Vec<String> {
+    let timed = wall_clock(plan);
+    // The simulated processing time of each stream's rows, for wall-clock pacing.
+    let mut arrivals: [Vec<i64>; 2] = [Vec::new(), Vec::new()];
+    for r in &plan.rows {
+        arrivals[r.stream.index()].push(r.arrival);
+    }
+    let mut last = 0i64;
     evs.iter()
-        .map(|e| match e {
-            Ev::Row(s, a, i) => format!("R {s} {a} {i}"),
-            Ev::Wm(s, a, v) => format!("W {s} {a} {v}"),
-            Ev::Tick(s, a, t) => format!("T {s} {a} {t}"),
+        .map(|e| {
+            let (line, at) = match e {
+                Ev::Row(s, a, i) => (
+                    format!("R {s} {a} {i}"),
+                    arrivals[*s].get(*i).copied().unwrap_or(last),
+                ),
+                Ev::Wm(s, a, v) => (format!("W {s} {a} {v}"), last),
+                Ev::Tick(s, a, t) => (format!("T {s} {a} {t}"), *t),
+            };
+            last = at;
+            if timed {
+                format!("{line} @{at}")
+            } else {
+                line
+            }
         })
         .collect()
+}
+
+/// Whether the job's result depends on processing time that Flink reads from the wall clock
+/// (state TTL of the regular join): the pacer then releases each event at its simulated
+/// processing time, in real milliseconds from the first event.
+pub(crate) fn wall_clock(plan: &Plan) -> bool {
+    plan.operator == OperatorKind::RegularJoin && {
+        let s = &plan.scenario.job.settings;
+        [s.state_ttl, s.state_ttl_left, s.state_ttl_right]
+            .iter()
+            .any(|t| t.is_some_and(|m| m.0 > 0))
+    }
+}
+
+/// The smallest distance allowed between a state TTL and the processing-time gap between two
+/// rows of one key when a TTL scenario runs on real Flink: Flink stamps state with the wall
+/// clock, and the pacer's timing jitters by a few milliseconds (more under load).
+pub const TTL_MARGIN_MS: i64 = 150;
+
+/// The TTL of each side (`STATE_TTL` hint, else `table.exec.state.ttl`), `None` when off.
+pub(crate) fn side_ttls(plan: &Plan) -> [Option<i64>; 2] {
+    crate::operators::regular_join::side_ttls(plan)
 }
 
 /// The rows and events of a scenario as a data file for an exported job's `--data FILE`
@@ -685,7 +746,7 @@ pub fn export_data(scenario: &Scenario) -> Result<String, Error> {
         }
     }
     let _ = writeln!(o, "#events");
-    for l in event_lines(&evs) {
+    for l in event_lines(&plan, &evs) {
         let _ = writeln!(o, "{l}");
     }
     Ok(o)
@@ -828,6 +889,15 @@ pub(crate) fn assemble(plan: &Plan, class_name: &str, parts: JobParts) -> Result
         "    static final boolean PACE_WATERMARKS = {};",
         parts.pace_watermarks
     );
+    let _ = writeln!(
+        o,
+        "    /** Whether each event waits for its processing time on the wall clock (state TTL). */"
+    );
+    let _ = writeln!(
+        o,
+        "    static final boolean PACE_WALL_CLOCK = {};",
+        wall_clock(plan)
+    );
     let names: Vec<String> = plan.schemas.iter().map(|s| jstr(&s.name)).collect();
     let _ = writeln!(
         o,
@@ -932,7 +1002,7 @@ pub(crate) fn assemble(plan: &Plan, class_name: &str, parts: JobParts) -> Result
     let _ = writeln!(o, "     * \"W stream subtask watermark\" (a WM row), \"T stream subtask time\" (a periodic watermark emit at");
     let _ = writeln!(o, "     * that processing time).");
     let _ = writeln!(o, "     */");
-    let ev_lines = event_lines(&evs);
+    let ev_lines = event_lines(plan, &evs);
     let _ = writeln!(
         o,
         "    static final String EVENTS = {};",

@@ -42,6 +42,8 @@
         static int N;
         static int[] EV_KIND, EV_STREAM, EV_ASG, EV_ROW;
         static long[] EV_VALUE;
+        /** Simulated processing time of each event (with PACE_WALL_CLOCK: "@time" after it). */
+        static long[] EV_AT;
         static Row[][] ROWS;
 
         /**
@@ -80,6 +82,7 @@
             EV_ASG = new int[N];
             EV_ROW = new int[N];
             EV_VALUE = new long[N];
+            EV_AT = new long[N];
             for (int i = 0; i < N; i++) {
                 String[] f = lines[i].trim().split("\\s+");
                 EV_KIND[i] = f[0].equals("R") ? DATA : f[0].equals("W") ? WM : TICK;
@@ -88,6 +91,7 @@
                 long v = Long.parseLong(f[3]);
                 EV_VALUE[i] = v;
                 EV_ROW[i] = EV_KIND[i] == DATA ? (int) v : -1;
+                EV_AT[i] = f.length > 4 && f[4].startsWith("@") ? Long.parseLong(f[4].substring(1)) : 0L;
             }
             ROWS = new Row[STREAM_NAMES.length][];
             for (int s = 0; s < STREAM_NAMES.length; s++) {
@@ -280,6 +284,15 @@
                 }
                 if (i == 0) {
                     START_NS = System.nanoTime();
+                }
+                if (PACE_WALL_CLOCK && i < N) {
+                    // State TTL reads the wall clock: release the event at its processing time
+                    // (real milliseconds after the first event).
+                    long due = START_NS + (EV_AT[i] - EV_AT[0]) * 1_000_000L;
+                    long wait;
+                    while ((wait = due - System.nanoTime()) > 0) {
+                        Thread.sleep(wait / 1_000_000L, (int) (wait % 1_000_000L));
+                    }
                 }
                 if (i == N) {
                     System.out.println("JL|TIME|pacing|" + (System.nanoTime() - START_NS) / 1_000_000);
