@@ -115,6 +115,9 @@
         static volatile boolean FINISHED;
         static volatile long START_NS;
         static final long WAIT_MS = Long.getLong("joinlab.wait.ms", 5000L);
+        /** A stream applied by the pacer instead of being sent (-1: none), and how. */
+        static int SIDE_STREAM = -1;
+        static java.util.function.IntConsumer SIDE_EVENT;
 
         // ---- environment ----
         static StreamExecutionEnvironment environment(String[] args) throws Exception {
@@ -281,6 +284,14 @@
                 if (i == 0) {
                     START_NS = System.nanoTime();
                 }
+                if (i < N && EV_STREAM[i] == SIDE_STREAM) {
+                    // A stream the job does not read (a lookup join's dimension table): the
+                    // pacer applies its rows itself, at their turn in the arrival order.
+                    if (EV_KIND[i] == DATA) {
+                        SIDE_EVENT.accept(EV_ROW[i]);
+                    }
+                    DONE.incrementAndGet();
+                }
                 if (i == N) {
                     System.out.println("JL|TIME|pacing|" + (System.nanoTime() - START_NS) / 1_000_000);
                     FINISHED = true;
@@ -295,6 +306,9 @@
 
             private void awaitEvent(int i) throws Exception {
                 waitFor(() -> DONE.get() >= i + 1, () -> "assigner " + EV_ASG[i] + " of " + STREAM_NAMES[EV_STREAM[i]] + " did not take event " + i);
+                if (EV_STREAM[i] == SIDE_STREAM) {
+                    return;
+                }
                 if (EV_KIND[i] == DATA) {
                     rowsSent++;
                 }

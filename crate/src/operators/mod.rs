@@ -6,9 +6,11 @@
 //! late rows through [`Ctx`]; the simulator does the rest (routing, watermarks, trace).
 
 pub mod interval_join;
+pub mod lookup_join;
 pub mod regular_join;
 pub mod split;
 pub mod sql_interval_join;
+pub mod temporal_join;
 pub mod window;
 
 use crate::parse::{RowKind, Side};
