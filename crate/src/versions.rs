@@ -83,7 +83,11 @@ pub fn spans(plan: &Plan) -> Vec<VersionSpan> {
 }
 
 fn temporal_spans(plan: &Plan) -> Vec<VersionSpan> {
-    let rows = right_in_arrival_order(plan);
+    // -U rows never reach the join (DropUpdateBefore, see operators/temporal_join.rs).
+    let rows: Vec<RowId> = right_in_arrival_order(plan)
+        .into_iter()
+        .filter(|&id| plan.row(id).kind != RowKind::UpdateBefore)
+        .collect();
     let mut out: Vec<VersionSpan> = Vec::new();
     for &id in &rows {
         let r = plan.row(id);
@@ -212,7 +216,14 @@ pub fn verdict(
     };
     if r.stream == Side::Right {
         let Some(s) = span_of(id) else {
-            return v(Outcome::Unmatched, "not part of the table".into());
+            return v(
+                Outcome::Unmatched,
+                if lookup {
+                    "never in the dimension table (it retracts a row that is not there)".into()
+                } else {
+                    "dropped before the join: the planner puts a DropUpdateBefore after a versioned table's scan (the temporal join reads only +I/+U/-D)".into()
+                },
+            );
         };
         let what = if lookup {
             "in the dimension table"

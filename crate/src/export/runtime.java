@@ -118,6 +118,8 @@
         /** A stream applied by the pacer instead of being sent (-1: none), and how. */
         static int SIDE_STREAM = -1;
         static java.util.function.IntConsumer SIDE_EVENT;
+        /** A stream whose -U rows never reach the operator (the planner's DropUpdateBefore). */
+        static int UB_DROPPED_STREAM = -1;
 
         // ---- environment ----
         static StreamExecutionEnvironment environment(String[] args) throws Exception {
@@ -309,7 +311,7 @@
                 if (EV_STREAM[i] == SIDE_STREAM) {
                     return;
                 }
-                if (EV_KIND[i] == DATA) {
+                if (EV_KIND[i] == DATA && !(EV_STREAM[i] == UB_DROPPED_STREAM && ROWS[EV_STREAM[i]][EV_ROW[i]].getKind() == RowKind.UPDATE_BEFORE)) {
                     rowsSent++;
                 }
                 if (SHAPE == CHAINED) {

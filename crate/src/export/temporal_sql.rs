@@ -260,6 +260,9 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
         let _ = writeln!(m, "        installDimFactory();");
     } else {
         m.push_str(&src);
+        // The planner puts a DropUpdateBefore after the versioned table's scan (the temporal
+        // join needs only UPDATE_AFTER): its -U rows never reach the join.
+        let _ = writeln!(m, "        Rt.UB_DROPPED_STREAM = 1;");
     }
     let _ = writeln!(
         m,

@@ -178,3 +178,73 @@ impl Operator for LookupJoin {
 fn equal_key(a: &Value, b: &Value) -> bool {
     !a.is_null() && a == b
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::result::{sql_change_text as show, RunResult};
+    use serde_json::json;
+
+    /// `orders(k, id)` [LEFT] JOIN `dim(k, d)` FOR SYSTEM_TIME AS OF proc_time.
+    fn run(join: &str, p: u32, pk: bool, left: &str, right: &str) -> RunResult {
+        let sc = json!({
+            "version": 1,
+            "job": { "operator": "lookup_join", "parallelism": p, "sql": { "join": join } },
+            "streams": [
+                { "name": "orders", "columns": ["k:string", "id:int"], "key": "k", "rows": left },
+                { "name": "dim", "columns": ["k:string", "d:string"], "key": "k",
+                  "primary_key": if pk { vec!["k"] } else { vec![] }, "rows": right }
+            ]
+        });
+        crate::run_json(&sc.to_string(), true).expect("scenario runs")
+    }
+
+    fn outputs(r: &RunResult) -> Vec<String> {
+        r.outputs.iter().map(show).collect()
+    }
+
+    #[test]
+    fn each_probe_sees_the_table_at_its_arrival_and_nothing_is_retracted() {
+        let r = run(
+            "left",
+            1,
+            true,
+            "a, 1 | a=5\na, 2 | a=15\na, 3 | a=25\nb, 4 | a=26",
+            "a, x | a=10\n+U a, y | a=20\n-D a, y | a=24\nb, z | a=30",
+        );
+        assert_eq!(
+            outputs(&r),
+            [
+                "+I[a,1|null]",
+                "+I[a,2|a,x]",
+                "+I[a,3|null]",
+                "+I[b,4|null]"
+            ]
+        );
+        assert!(r.state_empty, "the operator keeps no state");
+    }
+
+    #[test]
+    fn without_a_primary_key_rows_accumulate_and_inner_drops_misses() {
+        let r = run(
+            "inner",
+            1,
+            false,
+            "a, 1 | a=15\nc, 2 | a=16\na, 3 | a=25",
+            "a, x | a=10\na, y | a=11\n-D a, x | a=20",
+        );
+        assert_eq!(outputs(&r), ["+I[a,1|a,x]", "+I[a,1|a,y]", "+I[a,3|a,y]"]);
+    }
+
+    #[test]
+    fn the_probe_row_stays_on_its_assigner_subtask() {
+        let r = run(
+            "inner",
+            3,
+            true,
+            "a, 1 | s=2 a=15\na, 2 | s=1 a=16",
+            "a, x | s=0 a=10",
+        );
+        let subs: Vec<u32> = r.outputs.iter().map(|o| o.subtask.0).collect();
+        assert_eq!(subs, [2, 1]);
+    }
+}

@@ -15,6 +15,11 @@
 //!   or behind the watermark is buffered like any other; its timer (at its own time, already
 //!   passed) fires at the next watermark advance of its subtask, and it joins whatever versions
 //!   are left then. (The change that drops late probe rows is not in the 2.3.0 bytecode.)
+//! - the versioned table's `-U` rows never reach the operator: the temporal join requires only
+//!   `UPDATE_AFTER` from its right input, so `FlinkChangelogModeInferenceProgram` puts a
+//!   `StreamPhysicalDropUpdateBefore` after the table's scan (observed on Flink 2.3.0: the
+//!   operator's `numRecordsIn` does not count them, and a version is not overwritten by the
+//!   `-U` of its own update).
 //! - `processElement2` (version row): `rightState.put(rightTime, row)` — one version per
 //!   timestamp, a later row with the same timestamp replaces the earlier one, whatever its row
 //!   kind (`-U` / `-D` rows are stored too) — then `registerSmallestTimer(rightTime)`. A late
@@ -41,7 +46,7 @@
 //!   is off by default and not simulated.
 
 use super::{Ctx, Operator};
-use crate::parse::Side;
+use crate::parse::{RowKind, Side};
 use crate::partition::SubtaskIndex;
 use crate::plan::{KeyId, Plan, RowId};
 use crate::scenario::JoinType;
@@ -122,6 +127,19 @@ impl Operator for TemporalJoin {
                         format!("probe rows (waiting for watermark {t})")
                     }
                 });
+            }
+            Side::Right if r.kind == RowKind::UpdateBefore => {
+                // FlinkChangelogModeInferenceProgram: the join requires only UPDATE_AFTER from
+                // the versioned table, so the planner inserts a DropUpdateBefore after its scan
+                // (StreamPhysicalDropUpdateBefore): a -U row never reaches the operator.
+                cx.cleared(
+                    || vec![row],
+                    || {
+                        "dropped before the join: -U rows are filtered out (DropUpdateBefore)"
+                            .into()
+                    },
+                );
+                return;
             }
             Side::Right => {
                 let replaced = ks.right.insert(t, row);
@@ -283,4 +301,111 @@ pub fn validate(sc: &crate::scenario::Scenario) -> Result<(), crate::error::Erro
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::result::{sql_change_text as show, RunResult};
+    use serde_json::json;
+
+    /// `orders(k, id, ts)` [LEFT] JOIN `rates(k, r, ts)` with punctuated watermarks (`WM` rows).
+    fn run(join: &str, left: &str, right: &str) -> RunResult {
+        let sc = json!({
+            "version": 1,
+            "job": { "operator": "temporal_join", "sql": { "join": join },
+                     "watermark": { "strategy": "punctuated" } },
+            "streams": [
+                { "name": "orders", "columns": ["k:string", "id:int", "ts:bigint"], "key": "k", "time": "ts", "rows": left },
+                { "name": "rates", "columns": ["k:string", "r:string", "ts:bigint"], "key": "k", "time": "ts",
+                  "primary_key": ["k"], "rows": right }
+            ]
+        });
+        crate::run_json(&sc.to_string(), true).expect("scenario runs")
+    }
+
+    fn outputs(r: &RunResult) -> Vec<String> {
+        r.outputs.iter().map(show).collect()
+    }
+
+    #[test]
+    fn probe_rows_come_out_in_arrival_order_not_time_order() {
+        let r = run(
+            "inner",
+            "a, 1, 5000 | a=1\na, 2, 3000 | a=2\nWM 6000 | a=5",
+            "a, r1, 1000 | a=0\nWM 6000 | a=6",
+        );
+        assert_eq!(
+            outputs(&r),
+            ["+I[a,1,5000|a,r1,1000]", "+I[a,2,3000|a,r1,1000]"]
+        );
+    }
+
+    #[test]
+    fn the_latest_version_at_or_before_the_probe_time_and_one_version_per_timestamp() {
+        let r = run(
+            "left",
+            "a, 1, 1999 | a=10\na, 2, 2000 | a=11\na, 3, 999 | a=12\nWM 9000 | a=20",
+            "a, r1, 1000 | a=0\na, r2, 2000 | a=1\na, r2bis, 2000 | a=2\nWM 9000 | a=21",
+        );
+        assert_eq!(
+            outputs(&r),
+            [
+                "+I[a,1,1999|a,r1,1000]",
+                "+I[a,2,2000|a,r2bis,2000]",
+                "+I[a,3,999|null]"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_retraction_is_a_version_without_a_row() {
+        let r = run(
+            "left",
+            "a, 1, 1500 | a=10\na, 2, 2500 | a=11\nWM 9000 | a=20",
+            "a, r1, 1000 | a=0\n-D a, r1, 2000 | a=1\nWM 9000 | a=21",
+        );
+        assert_eq!(outputs(&r), ["+I[a,1,1500|a,r1,1000]", "+I[a,2,2500|null]"]);
+    }
+
+    #[test]
+    fn a_late_probe_row_is_kept_and_joins_what_cleanup_left() {
+        // Watermark 5000 deletes the versions at 500 and 2000 (the one at 4000 is the latest
+        // at or before it). The probe row at 1000 then arrives behind the watermark: 2.3.0
+        // buffers it, and at the next watermark no version at or before 1000 is left.
+        let r = run(
+            "left",
+            "a, 1, 4500 | a=10\nWM 5000 | a=11\na, 2, 1000 | a=30\nWM 6000 | a=31",
+            "a, r0, 500 | a=0\na, r1, 2000 | a=1\na, r2, 4000 | a=2\nWM 7000 | a=12",
+        );
+        assert_eq!(outputs(&r), ["+I[a,1,4500|a,r2,4000]", "+I[a,2,1000|null]"]);
+        assert!(r.late.is_empty(), "nothing is dropped as late");
+        // The late probe row waited for the next watermark advance (step of `WM 6000`).
+        let step = r.outputs[1].step;
+        assert_eq!(r.outputs[0].step + 2, step);
+    }
+
+    #[test]
+    fn a_late_version_is_kept_and_joined() {
+        let r = run(
+            "inner",
+            "a, 1, 3000 | a=10\nWM 2500 | a=11\nWM 9000 | a=30",
+            "a, r1, 1000 | a=0\nWM 2600 | a=12\na, late, 2000 | a=13\nWM 9000 | a=31",
+        );
+        assert_eq!(outputs(&r), ["+I[a,1,3000|a,late,2000]"]);
+    }
+
+    #[test]
+    fn versions_without_a_primary_key_are_rejected() {
+        let sc = json!({
+            "job": { "operator": "temporal_join" },
+            "streams": [
+                { "name": "o", "columns": ["k", "ts"], "key": "k", "time": "ts", "rows": "1, 1" },
+                { "name": "r", "columns": ["k", "ts"], "key": "k", "time": "ts", "rows": "1, 1" }
+            ]
+        });
+        let e = crate::run_json(&sc.to_string(), false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("No primary key"), "{e}");
+    }
 }
