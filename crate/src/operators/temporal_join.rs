@@ -58,7 +58,8 @@ use std::collections::{BTreeMap, HashMap};
 #[derive(Default)]
 struct KeyState {
     /// `MapState<Long index, RowData>`; emitted in index order, so a `BTreeMap` on the index.
-    left: BTreeMap<u64, RowId>,
+    /// The probe row and its time.
+    left: BTreeMap<u64, (RowId, i64)>,
     next_index: u64,
     /// `MapState<Long rightTime, RowData>`: one version per timestamp.
     right: BTreeMap<i64, RowId>,
@@ -117,7 +118,7 @@ impl Operator for TemporalJoin {
             Side::Left => {
                 let idx = ks.next_index;
                 ks.next_index += 1;
-                ks.left.insert(idx, row);
+                ks.left.insert(idx, (row, t));
                 self.rows += 1;
                 let wm = cx.watermark;
                 cx.buffered(row, || {
@@ -169,8 +170,8 @@ impl Operator for TemporalJoin {
         let due: Vec<(u64, RowId)> = ks
             .left
             .iter()
-            .filter(|(_, &r)| ts(r) <= wm)
-            .map(|(&i, &r)| (i, r))
+            .filter(|(_, &(_, t))| t <= wm)
+            .map(|(&i, &(r, _))| (i, r))
             .collect();
         for (i, probe) in &due {
             ks.left.remove(i);
@@ -207,7 +208,7 @@ impl Operator for TemporalJoin {
                 );
             }
         }
-        if let Some(min) = ks.left.values().map(|&r| ts(r)).min() {
+        if let Some(min) = ks.left.values().map(|&(_, t)| t).min() {
             Self::register(cx, ks, key, min);
         }
         if ks.left.is_empty() && ks.right.is_empty() && ks.registered.is_none() {
@@ -225,20 +226,25 @@ impl Operator for TemporalJoin {
         let mut out = Vec::new();
         for k in keys {
             let ks = &self.keys[k];
-            for (i, r) in &ks.left {
+            for (i, (r, t)) in &ks.left {
                 out.push(StateEntry {
                     key: *k,
                     side: Some(Side::Left),
-                    scope: format!("probe row #{i}"),
+                    scope: format!("probe row #{i}, waiting for watermark {t}"),
                     rows: vec![*r],
                     window: None,
                 });
             }
-            for (t, r) in &ks.right {
+            let times: Vec<i64> = ks.right.keys().copied().collect();
+            for (i, (t, r)) in ks.right.iter().enumerate() {
+                let until = match times.get(i + 1) {
+                    Some(next) => format!("valid from {t} to {next}"),
+                    None => format!("valid from {t} on"),
+                };
                 out.push(StateEntry {
                     key: *k,
                     side: Some(Side::Right),
-                    scope: format!("version at {t}"),
+                    scope: format!("version {until}"),
                     rows: vec![*r],
                     window: None,
                 });
