@@ -152,7 +152,14 @@ impl Operator for TemporalJoin {
                     None => self.rows += 1,
                 }
                 let kind = r.kind;
-                cx.buffered(row, || format!("versions (time {t}, {})", kind.short()));
+                let wm = cx.watermark;
+                cx.buffered(row, || {
+                    if t <= wm.0 {
+                        format!("versions (time {t}, {}; behind the watermark {wm}, and 2.3.0 keeps it)", kind.short())
+                    } else {
+                        format!("versions (time {t}, {})", kind.short())
+                    }
+                });
             }
         }
         Self::register_smallest(cx, ks, key, t);
