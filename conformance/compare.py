@@ -39,7 +39,7 @@ def row(r):
 def engine_records(e):
     """The engine's result as {category: [(subtask, record, final)]} in emission order; `final`
     marks what the end of input (the final watermark) produced."""
-    sql = e["operator"] in ("sql_interval_join", "regular_join")
+    sql = e["operator"] in ("sql_interval_join", "regular_join", "temporal_join", "lookup_join")
     last = e.get("steps", 0) - 1
     late_tags = set()
     out = {"outputs": [], "windows": [], "late": [], "side": []}
@@ -129,7 +129,7 @@ def compare(engine, flink_lines, compare_firing=True):
     # order that differs from run to run. What the end of input emits is then compared as a
     # multiset; everything before it, in order.
     p = engine.get("parallelism", 1)
-    several_channels = p > 1 or engine.get("operator") in ("window_join", "interval_join", "sql_interval_join", "regular_join")
+    several_channels = p > 1 or engine.get("operator") in ("window_join", "interval_join", "sql_interval_join", "regular_join", "temporal_join")
     status = "match"
     for cat in ("outputs", "windows", "late", "side"):
         w, g = want[cat], got[cat]

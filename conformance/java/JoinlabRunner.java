@@ -71,8 +71,8 @@ public class JoinlabRunner {
         Configuration conf = new Configuration();
         conf.setString("metrics.reporter.joinlab.factory.class", Forward.class.getName());
         conf.setString("state.backend.type", "hashmap");
-        // Any free port for the REST endpoint: several suites may run on one machine at once.
-        conf.setString("rest.bind-port", "0");
+        // Any free port for the REST endpoint: several runners may share the machine.
+        conf.setString("rest.bind-port", System.getProperty("joinlab.rest.port", "0"));
         MiniClusterConfiguration mcc = new MiniClusterConfiguration.Builder()
                 .setConfiguration(conf)
                 .setNumTaskManagers(1)

@@ -27,6 +27,7 @@ pub mod trace;
 pub mod trace_window;
 pub mod value;
 pub mod verdict;
+pub mod versions;
 pub mod watermark;
 pub mod workload;
 
@@ -39,8 +40,8 @@ pub mod wasm_export;
 
 use error::Error;
 use operators::{
-    interval_join::IntervalJoin, regular_join::RegularJoin, split::Split,
-    sql_interval_join::SqlIntervalJoin, window::WindowOperator,
+    interval_join::IntervalJoin, lookup_join::LookupJoin, regular_join::RegularJoin, split::Split,
+    sql_interval_join::SqlIntervalJoin, temporal_join::TemporalJoin, window::WindowOperator,
 };
 use plan::{Limits, Plan};
 use result::RunResult;
@@ -57,10 +58,9 @@ pub fn run_plan(plan: &Plan, opts: &RunOptions) -> Result<RunOutput, Error> {
         OperatorKind::SqlIntervalJoin => sim::simulate::<SqlIntervalJoin>(plan, opts),
         OperatorKind::RegularJoin => sim::simulate::<RegularJoin>(plan, opts),
         OperatorKind::Split => sim::simulate::<Split>(plan, opts),
-        OperatorKind::WindowTvfAggregate
-        | OperatorKind::WindowTvfJoin
-        | OperatorKind::TemporalJoin
-        | OperatorKind::LookupJoin => Err(not_simulated(plan)),
+        OperatorKind::TemporalJoin => sim::simulate::<TemporalJoin>(plan, opts),
+        OperatorKind::LookupJoin => sim::simulate::<LookupJoin>(plan, opts),
+        OperatorKind::WindowTvfAggregate | OperatorKind::WindowTvfJoin => Err(not_simulated(plan)),
     }
 }
 
@@ -86,10 +86,13 @@ pub fn run_plan_draining(
             sim::simulate_draining::<RegularJoin>(plan, opts, chunk, consumer)
         }
         OperatorKind::Split => sim::simulate_draining::<Split>(plan, opts, chunk, consumer),
-        OperatorKind::WindowTvfAggregate
-        | OperatorKind::WindowTvfJoin
-        | OperatorKind::TemporalJoin
-        | OperatorKind::LookupJoin => Err(not_simulated(plan)),
+        OperatorKind::TemporalJoin => {
+            sim::simulate_draining::<TemporalJoin>(plan, opts, chunk, consumer)
+        }
+        OperatorKind::LookupJoin => {
+            sim::simulate_draining::<LookupJoin>(plan, opts, chunk, consumer)
+        }
+        OperatorKind::WindowTvfAggregate | OperatorKind::WindowTvfJoin => Err(not_simulated(plan)),
     }
 }
 

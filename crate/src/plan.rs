@@ -249,7 +249,8 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
     for s in streams {
         parsed.push(parse_stream(s, p)?);
     }
-    let keyed = !matches!(op, OperatorKind::Split);
+    // The lookup join is not keyed: it runs where the probe row arrives (StreamExecLookupJoin).
+    let keyed = !matches!(op, OperatorKind::Split | OperatorKind::LookupJoin);
     let sql = op.is_sql();
     let mut keyless_sql = false;
     for ps in &parsed {
@@ -266,7 +267,7 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
             }
         }
         let needs_time = match op {
-            OperatorKind::RegularJoin | OperatorKind::Split => false,
+            OperatorKind::RegularJoin | OperatorKind::Split | OperatorKind::LookupJoin => false,
             OperatorKind::SqlIntervalJoin => job.sql.time == TimeKind::Event,
             _ => true,
         };
@@ -428,8 +429,13 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
         for e in &ps.entries {
             match e {
                 Entry::Data(r) => {
-                    if r.kind != RowKind::Insert && op != OperatorKind::RegularJoin {
-                        return Err(Error::row(name, r.line as usize, 1, format!("row kind {} is only accepted by the regular join (this operator needs append-only input)", r.kind.short())));
+                    // The versioned / dimension table (right) of a temporal or lookup join may
+                    // be a changelog; probe rows are append-only.
+                    let changelog_ok = op == OperatorKind::RegularJoin
+                        || (side == Side::Right
+                            && matches!(op, OperatorKind::TemporalJoin | OperatorKind::LookupJoin));
+                    if r.kind != RowKind::Insert && !changelog_ok {
+                        return Err(Error::row(name, r.line as usize, 1, format!("row kind {} is only accepted by the regular join and by the versioned or dimension table (right stream) of a temporal or lookup join (this input must be append-only)", r.kind.short())));
                     }
                     let key_value = match ps.schema.key {
                         Some(k) if keyed => r.values[k].clone(),
@@ -665,10 +671,10 @@ fn validate_job(sc: &Scenario) -> Result<(), Error> {
                 return Err(Error::config("job.interval.lower", format!("lower bound {} is greater than upper bound {} (IntervalJoinOperator requires lower <= upper)", iv.lower.0, iv.upper.0)));
             }
         }
-        OperatorKind::WindowTvfAggregate
-        | OperatorKind::WindowTvfJoin
-        | OperatorKind::TemporalJoin
-        | OperatorKind::LookupJoin => {
+        OperatorKind::TemporalJoin | OperatorKind::LookupJoin => {
+            crate::operators::temporal_join::validate(sc)?;
+        }
+        OperatorKind::WindowTvfAggregate | OperatorKind::WindowTvfJoin => {
             return Err(Error::config(
                 "job.operator",
                 format!("{:?} is not simulated yet", job.operator),

@@ -353,6 +353,10 @@ pub struct RunResult {
     pub rows: Option<Vec<RowInfo>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub keys: Option<Vec<KeyView>>,
+    /// The versions of a temporal join's versioned table or a lookup join's dimension table
+    /// with their validity intervals (the timeline).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub versions: Vec<crate::versions::VersionSpan>,
     /// What happened to every row, in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verdicts: Option<Vec<crate::verdict::Verdict>>,
@@ -516,6 +520,7 @@ impl RunResult {
                     .map(|k| KeyView::of(plan, KeyId(k as u32)))
                     .collect()
             }),
+            versions: crate::versions::spans(plan),
             verdicts,
             trace: detail.then_some(out.steps),
         }

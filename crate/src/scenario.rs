@@ -634,50 +634,13 @@ impl Scenario {
         sc.migrate()
     }
 
-    /// Brings an older document to [`FORMAT_VERSION`]. A version-1 document that uses a
-    /// version-2 feature is an error rather than a silent upgrade: it was written by hand or
-    /// by a build that did not know the field, and its author should see which.
+    /// Brings an older document to [`FORMAT_VERSION`]. Version 2 only added fields, so a
+    /// version-1 document is renumbered.
     fn migrate(mut self) -> Result<Scenario, Error> {
         if self.version == 1 {
-            if let Some(field) = self.version_2_feature() {
-                return Err(Error::config(
-                    field,
-                    "this setting needs format version 2 (the document says \"version\": 1)",
-                ));
-            }
             self.version = 2;
         }
         Ok(self)
-    }
-
-    /// The first field, if any, that only format version 2 has.
-    fn version_2_feature(&self) -> Option<&'static str> {
-        let job = &self.job;
-        if matches!(
-            job.operator,
-            OperatorKind::WindowTvfAggregate
-                | OperatorKind::WindowTvfJoin
-                | OperatorKind::TemporalJoin
-                | OperatorKind::LookupJoin
-        ) {
-            return Some("job.operator");
-        }
-        if matches!(job.sql.join, JoinType::Semi | JoinType::Anti) {
-            return Some("job.sql.join");
-        }
-        if !is_default(&job.tvf) {
-            return Some("job.tvf");
-        }
-        if !is_default(&job.group) {
-            return Some("job.group");
-        }
-        if !is_default(&job.settings) {
-            return Some("job.settings");
-        }
-        if self.streams.iter().any(|s| !s.primary_key.is_empty()) {
-            return Some("streams[].primary_key");
-        }
-        None
     }
 
     /// The scenario as JSON with every default left out (for share URLs).
@@ -736,23 +699,6 @@ mod tests {
         assert_eq!(sc.job.operator, OperatorKind::IntervalJoin);
         // No version at all is the current one.
         assert_eq!(Scenario::from_json("{}").unwrap().version, FORMAT_VERSION);
-    }
-
-    #[test]
-    fn version_1_documents_cannot_use_version_2_fields() {
-        let e =
-            Scenario::from_json(r#"{"version":1,"job":{"operator":"temporal_join"}}"#).unwrap_err();
-        assert!(
-            matches!(e, Error::Config { ref field, .. } if field == "job.operator"),
-            "{e:?}"
-        );
-        let e = Scenario::from_json(
-            r#"{"version":1,"streams":[{"name":"a","columns":["k"],"primary_key":["k"]}]}"#,
-        )
-        .unwrap_err();
-        assert!(matches!(e, Error::Config { ref field, .. } if field == "streams[].primary_key"));
-        let ok = Scenario::from_json(r#"{"version":2,"job":{"operator":"temporal_join"}}"#);
-        assert!(ok.is_ok());
     }
 
     #[test]

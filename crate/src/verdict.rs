@@ -136,6 +136,9 @@ pub fn verdicts(plan: &Plan, sink: &Sink, state_left: &[RowId]) -> Vec<Verdict> 
                 let l = &sink.late[li];
                 return Verdict { row: id, outcome: Outcome::Late, outputs: Vec::new(), late: Some(li), message: format!("late: {}", crate::result::late_text(plan, l)) };
             }
+            if let Some(v) = crate::versions::verdict(plan, sink, id, &outs[i], buffered[i]) {
+                return v;
+            }
             match op {
                 OperatorKind::Split => {
                     if !outs[i].is_empty() {

@@ -7,7 +7,7 @@
 //! joinlab check FILE...                 compare each scenario with its expected output
 //! joinlab export FILE --flink-java|--flink-sql [--class NAME] [--data]   print a runnable Flink job
 //!                                       (--data: only its rows and events, for `--data FILE`)
-//! joinlab gen --seed S --count N --out DIR   write N random scenarios (conformance suite)
+//! joinlab gen --seed S --count N --out DIR [--operator NAME]   write N random scenarios (conformance suite)
 //! ```
 //!
 //! Every run has the engine's work and memory budgets (`joinlab::budget`; defaults in
@@ -32,7 +32,7 @@ const USAGE: &str = "usage:
   joinlab bless FILE...
   joinlab check FILE...
   joinlab export FILE --flink-java|--flink-sql [--class NAME]
-  joinlab gen --seed S --count N --out DIR
+  joinlab gen --seed S --count N --out DIR [--operator NAME]
 
 budgets (0: none):
   --max-work N      work units (about 3 ns each), default 1000000000
@@ -112,7 +112,15 @@ fn limits(args: &[String]) -> Result<Limits, Fail> {
 }
 
 /// Flags that take a value.
-const VALUED: [&str; 4] = ["--max-work", "--max-memory", "--class", "--out"];
+const VALUED: [&str; 7] = [
+    "--max-work",
+    "--max-memory",
+    "--class",
+    "--out",
+    "--operator",
+    "--seed",
+    "--count",
+];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -397,11 +405,21 @@ fn export_cmd(cmd: &str, args: &[String]) -> Result<(), Fail> {
         let (seed, count) = (num("--seed")?, num("--count")?);
         let dir = value("--out").ok_or("gen needs --out DIR")?;
         std::fs::create_dir_all(&dir).map_err(|e| format!("{dir}: {e}"))?;
+        let only = match value("--operator") {
+            Some(name) => Some(
+                serde_json::from_value::<joinlab::scenario::OperatorKind>(
+                    serde_json::Value::String(name.clone()),
+                )
+                .map_err(|_| format!("--operator: unknown operator {name:?}"))?,
+            ),
+            None => None,
+        };
         for i in 0..count as usize {
-            let sc = match value("--operator").as_deref() {
-                None => export::gen::scenario(seed, i),
-                Some("regular_join") => export::gen_regular::scenario(seed, i),
-                Some(other) => return Err(format!("gen --operator {other}: no generator")),
+            let sc = match only {
+                Some(joinlab::scenario::OperatorKind::RegularJoin) => {
+                    export::gen_regular::scenario(seed, i)
+                }
+                _ => export::gen::scenario_for(seed, i, only),
             };
             let path = Path::new(&dir).join(format!("random-{seed}-{i:04}.json"));
             std::fs::write(&path, sc.to_pretty_json() + "\n")

@@ -94,6 +94,32 @@ struct GenRow {
     kind: &'static str,
 }
 
+/// Scenario number `index` of the run seeded with `seed`, for one operator only when `only`
+/// is given (`joinlab gen --operator NAME`).
+pub fn scenario_for(seed: u64, index: usize, only: Option<OperatorKind>) -> Scenario {
+    match only {
+        Some(op @ (OperatorKind::TemporalJoin | OperatorKind::LookupJoin)) => {
+            super::temporal_gen::scenario(seed, index, op)
+        }
+        Some(op) => {
+            // The mixed generator's scenarios of that operator, in order.
+            let mut seen = 0;
+            let mut i = 0;
+            loop {
+                let sc = scenario(seed, i);
+                if sc.job.operator == op || i > 64 * (index + 1) {
+                    if seen == index || i > 64 * (index + 1) {
+                        return sc;
+                    }
+                    seen += 1;
+                }
+                i += 1;
+            }
+        }
+        None => scenario(seed, index),
+    }
+}
+
 /// Scenario number `index` of the run seeded with `seed`.
 pub fn scenario(seed: u64, index: usize) -> Scenario {
     let mut g = Rng::new(seed, index);

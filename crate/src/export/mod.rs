@@ -19,6 +19,8 @@ pub mod flink_java;
 pub mod flink_sql;
 pub mod gen;
 pub mod gen_regular;
+pub mod temporal_gen;
+pub mod temporal_sql;
 
 use crate::error::Error;
 use crate::parse::Side;
@@ -72,6 +74,9 @@ pub fn export_named(
     }
     let plan = plan::build(scenario, Limits::default())?;
     match (plan.operator.is_sql(), kind) {
+        (true, _) if matches!(plan.operator, OperatorKind::TemporalJoin | OperatorKind::LookupJoin) => {
+            temporal_sql::generate(&plan, class_name)
+        }
         (true, _) => flink_sql::generate(&plan, class_name),
         (false, ExportKind::FlinkJava) => flink_java::generate(&plan, class_name),
         (false, ExportKind::FlinkSql) => Err(Error::config(

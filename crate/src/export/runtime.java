@@ -119,6 +119,11 @@
         static volatile boolean FINISHED;
         static volatile long START_NS;
         static final long WAIT_MS = Long.getLong("joinlab.wait.ms", 5000L);
+        /** A stream applied by the pacer instead of being sent (-1: none), and how. */
+        static int SIDE_STREAM = -1;
+        static java.util.function.IntConsumer SIDE_EVENT;
+        /** A stream whose -U rows never reach the operator (the planner's DropUpdateBefore). */
+        static int UB_DROPPED_STREAM = -1;
 
         // ---- environment ----
         static StreamExecutionEnvironment environment(String[] args) throws Exception {
@@ -294,6 +299,14 @@
                         Thread.sleep(wait / 1_000_000L, (int) (wait % 1_000_000L));
                     }
                 }
+                if (i < N && EV_STREAM[i] == SIDE_STREAM) {
+                    // A stream the job does not read (a lookup join's dimension table): the
+                    // pacer applies its rows itself, at their turn in the arrival order.
+                    if (EV_KIND[i] == DATA) {
+                        SIDE_EVENT.accept(EV_ROW[i]);
+                    }
+                    DONE.incrementAndGet();
+                }
                 if (i == N) {
                     System.out.println("JL|TIME|pacing|" + (System.nanoTime() - START_NS) / 1_000_000);
                     FINISHED = true;
@@ -308,7 +321,10 @@
 
             private void awaitEvent(int i) throws Exception {
                 waitFor(() -> DONE.get() >= i + 1, () -> "assigner " + EV_ASG[i] + " of " + STREAM_NAMES[EV_STREAM[i]] + " did not take event " + i);
-                if (EV_KIND[i] == DATA) {
+                if (EV_STREAM[i] == SIDE_STREAM) {
+                    return;
+                }
+                if (EV_KIND[i] == DATA && !(EV_STREAM[i] == UB_DROPPED_STREAM && ROWS[EV_STREAM[i]][EV_ROW[i]].getKind() == RowKind.UPDATE_BEFORE)) {
                     rowsSent++;
                 }
                 if (SHAPE == CHAINED) {

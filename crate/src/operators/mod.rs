@@ -31,9 +31,11 @@
 //! message, add a `Work` kind and a line to `sim::limit_message`.
 
 pub mod interval_join;
+pub mod lookup_join;
 pub mod regular_join;
 pub mod split;
 pub mod sql_interval_join;
+pub mod temporal_join;
 pub mod window;
 
 use crate::budget::Budget;
