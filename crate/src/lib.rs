@@ -38,6 +38,7 @@ use error::Error;
 use operators::{
     interval_join::IntervalJoin, regular_join::RegularJoin, split::Split,
     sql_interval_join::SqlIntervalJoin, window::WindowOperator,
+    window_tvf_aggregate::WindowTvfAggregate,
 };
 use plan::{Limits, Plan};
 use result::RunResult;
@@ -54,10 +55,10 @@ pub fn run_plan(plan: &Plan, opts: &RunOptions) -> Result<RunOutput, Error> {
         OperatorKind::SqlIntervalJoin => sim::simulate::<SqlIntervalJoin>(plan, opts),
         OperatorKind::RegularJoin => sim::simulate::<RegularJoin>(plan, opts),
         OperatorKind::Split => sim::simulate::<Split>(plan, opts),
-        OperatorKind::WindowTvfAggregate
-        | OperatorKind::WindowTvfJoin
-        | OperatorKind::TemporalJoin
-        | OperatorKind::LookupJoin => Err(not_simulated(plan)),
+        OperatorKind::WindowTvfAggregate => sim::simulate::<WindowTvfAggregate>(plan, opts),
+        OperatorKind::WindowTvfJoin | OperatorKind::TemporalJoin | OperatorKind::LookupJoin => {
+            Err(not_simulated(plan))
+        }
     }
 }
 
@@ -83,10 +84,12 @@ pub fn run_plan_draining(
             sim::simulate_draining::<RegularJoin>(plan, opts, chunk, consumer)
         }
         OperatorKind::Split => sim::simulate_draining::<Split>(plan, opts, chunk, consumer),
-        OperatorKind::WindowTvfAggregate
-        | OperatorKind::WindowTvfJoin
-        | OperatorKind::TemporalJoin
-        | OperatorKind::LookupJoin => Err(not_simulated(plan)),
+        OperatorKind::WindowTvfAggregate => {
+            sim::simulate_draining::<WindowTvfAggregate>(plan, opts, chunk, consumer)
+        }
+        OperatorKind::WindowTvfJoin | OperatorKind::TemporalJoin | OperatorKind::LookupJoin => {
+            Err(not_simulated(plan))
+        }
     }
 }
 

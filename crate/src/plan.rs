@@ -481,7 +481,7 @@ pub fn build(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
         }
     }
 
-    Ok(Plan {
+    let plan = Plan {
         scenario: scenario.clone(),
         operator: op,
         schemas: parsed.into_iter().map(|p| p.schema).collect(),
@@ -494,7 +494,11 @@ pub fn build(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
         generators,
         limits,
         warnings,
-    })
+    };
+    if op == OperatorKind::WindowTvfAggregate {
+        crate::operators::window_tvf_aggregate::validate_plan(&plan)?;
+    }
+    Ok(plan)
 }
 
 fn validate_job(sc: &Scenario) -> Result<(), Error> {
@@ -559,10 +563,10 @@ fn validate_job(sc: &Scenario) -> Result<(), Error> {
                 return Err(Error::config("job.interval.lower", format!("lower bound {} is greater than upper bound {} (IntervalJoinOperator requires lower <= upper)", iv.lower.0, iv.upper.0)));
             }
         }
-        OperatorKind::WindowTvfAggregate
-        | OperatorKind::WindowTvfJoin
-        | OperatorKind::TemporalJoin
-        | OperatorKind::LookupJoin => {
+        OperatorKind::WindowTvfAggregate => {
+            crate::operators::window_tvf_aggregate::validate(sc)?;
+        }
+        OperatorKind::WindowTvfJoin | OperatorKind::TemporalJoin | OperatorKind::LookupJoin => {
             return Err(Error::config(
                 "job.operator",
                 format!("{:?} is not simulated yet", job.operator),
