@@ -298,6 +298,7 @@ def main():
     ap.add_argument("--random", type=int, default=0)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--no-gallery", action="store_true")
+    ap.add_argument("--operator", default=None, help="random scenarios of this operator only (e.g. window_tvf_aggregate)")
     ap.add_argument("--only", nargs="*", default=None, help="scenario files to run instead of the gallery")
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--work", default=os.path.join(ROOT, "target", "conformance"))
@@ -324,7 +325,10 @@ def main():
                 cases.append(Case(p, "gallery"))
     if args.random:
         rdir = os.path.join(work, "random")
-        r = sh([args.joinlab, "gen", "--seed", str(args.seed), "--count", str(args.random), "--out", rdir])
+        gen = [args.joinlab, "gen", "--seed", str(args.seed), "--count", str(args.random), "--out", rdir]
+        if args.operator:
+            gen += ["--operator", args.operator]
+        r = sh(gen)
         if r.returncode != 0:
             log(r.stderr)
             sys.exit(1)

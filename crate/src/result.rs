@@ -570,8 +570,11 @@ fn late_message(
         LateRule::WindowTvf {
             window, progress, ..
         } => format!(
-            "dropped: window [{}, {}) already fired at watermark {progress} of {op} subtask {}",
-            window.0, window.1, subtask.0
+            "window [{}, {}) already fired at watermark {} of {op} subtask {}",
+            crate::time::format_datetime(window.0),
+            crate::time::format_datetime(window.1),
+            crate::time::format_datetime(*progress),
+            subtask.0
         ),
         LateRule::Window {
             allowed_lateness,

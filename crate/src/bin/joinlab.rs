@@ -19,7 +19,7 @@ const USAGE: &str = "usage:
   joinlab bless FILE...
   joinlab check FILE...
   joinlab export FILE --flink-java|--flink-sql [--class NAME]
-  joinlab gen --seed S --count N --out DIR";
+  joinlab gen --seed S --count N --out DIR [--operator KIND]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -271,8 +271,17 @@ fn export_cmd(cmd: &str, args: &[String]) -> Result<(), String> {
         let (seed, count) = (num("--seed")?, num("--count")?);
         let dir = value("--out").ok_or("gen needs --out DIR")?;
         std::fs::create_dir_all(&dir).map_err(|e| format!("{dir}: {e}"))?;
+        let operator = match value("--operator") {
+            Some(o) => Some(
+                serde_json::from_value::<joinlab::scenario::OperatorKind>(
+                    serde_json::Value::String(o.clone()),
+                )
+                .map_err(|_| format!("--operator {o:?} is not an operator name"))?,
+            ),
+            None => None,
+        };
         for i in 0..count as usize {
-            let sc = export::gen::scenario(seed, i);
+            let sc = export::gen::scenario_of(seed, i, operator);
             let path = Path::new(&dir).join(format!("random-{seed}-{i:04}.json"));
             std::fs::write(&path, sc.to_pretty_json() + "\n")
                 .map_err(|e| format!("{}: {e}", path.display()))?;

@@ -17,15 +17,15 @@ use crate::time::Millis;
 use std::fmt::Write;
 
 /// SplitMix64: small, fast, good enough, and the same everywhere.
-struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
-    fn new(seed: u64, index: usize) -> Rng {
+    pub(crate) fn new(seed: u64, index: usize) -> Rng {
         let mut r = Rng(seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5151_7eed);
         r.next();
         r
     }
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -33,16 +33,16 @@ impl Rng {
         z ^ (z >> 31)
     }
     /// Uniform in `lo..=hi`.
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+    pub(crate) fn range(&mut self, lo: i64, hi: i64) -> i64 {
         if hi <= lo {
             return lo;
         }
         lo + (self.next() % ((hi - lo + 1) as u64)) as i64
     }
-    fn chance(&mut self, percent: u64) -> bool {
+    pub(crate) fn chance(&mut self, percent: u64) -> bool {
         self.next() % 100 < percent
     }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+    pub(crate) fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[(self.next() % items.len() as u64) as usize]
     }
 }
@@ -96,6 +96,39 @@ struct GenRow {
 
 /// Scenario number `index` of the run seeded with `seed`.
 pub fn scenario(seed: u64, index: usize) -> Scenario {
+    scenario_of(seed, index, None)
+}
+
+/// The scenario `index` of `seed`, only of `operator` when given (operators with their own
+/// generator use it; the others filter the mixed generator's draws).
+pub fn scenario_of(seed: u64, index: usize, operator: Option<OperatorKind>) -> Scenario {
+    match operator {
+        Some(OperatorKind::WindowTvfAggregate) => {
+            return super::gen_window_tvf_agg::scenario(seed, index)
+        }
+        Some(op) => {
+            // The mixed generator's scenarios of that operator, in order.
+            let mut found = 0;
+            for i in 0.. {
+                let sc = mixed(seed, i);
+                if sc.job.operator == op {
+                    if found == index {
+                        return sc;
+                    }
+                    found += 1;
+                }
+                if i > 1000 * (index + 1) {
+                    break;
+                }
+            }
+            return mixed(seed, index);
+        }
+        None => {}
+    }
+    mixed(seed, index)
+}
+
+fn mixed(seed: u64, index: usize) -> Scenario {
     let mut g = Rng::new(seed, index);
     let operator = *g.pick(&[
         OperatorKind::WindowJoin,

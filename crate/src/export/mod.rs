@@ -17,7 +17,9 @@
 
 pub mod flink_java;
 pub mod flink_sql;
+pub mod flink_sql_window_agg;
 pub mod gen;
+mod gen_window_tvf_agg;
 
 use crate::error::Error;
 use crate::parse::Side;
@@ -71,6 +73,9 @@ pub fn export_named(
     }
     let plan = plan::build(scenario, Limits::default())?;
     match (plan.operator.is_sql(), kind) {
+        (true, _) if plan.operator == OperatorKind::WindowTvfAggregate => {
+            flink_sql_window_agg::generate(&plan, class_name)
+        }
         (true, _) => flink_sql::generate(&plan, class_name),
         (false, ExportKind::FlinkJava) => flink_java::generate(&plan, class_name),
         (false, ExportKind::FlinkSql) => Err(Error::config(
@@ -814,6 +819,23 @@ pub(crate) fn assemble(plan: &Plan, class_name: &str, parts: JobParts) -> Result
         jstr(&parts.operator_name)
     );
     let _ = writeln!(o, "    static final int SHAPE = {};", parts.shape.java());
+    let _ = writeln!(
+        o,
+        "    /** A pre-shuffle operator chained to the assigners that takes the rows in (its metric name), or \"\". */"
+    );
+    let _ = writeln!(
+        o,
+        "    static final String LOCAL_OPERATOR = {};",
+        jstr(
+            if plan.operator == OperatorKind::WindowTvfAggregate
+                && flink_sql_window_agg::two_phase(plan)
+            {
+                "LocalWindowAggregate"
+            } else {
+                ""
+            }
+        )
+    );
     let _ = writeln!(
         o,
         "    static final long OUTPUT_WATERMARK_DELAY = {};",

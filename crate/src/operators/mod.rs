@@ -165,6 +165,9 @@ pub enum LateRule {
         progress: i64,
         /// The slice the row was assigned to.
         slice: (i64, i64),
+        /// Which record the subtask dropped (numbered per subtask): the rows of one local
+        /// accumulator share it, as Flink's `numLateRecordsDropped` counts them.
+        record: u64,
     },
 }
 

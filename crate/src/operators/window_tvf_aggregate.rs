@@ -290,6 +290,8 @@ pub struct WindowTvfAggregate {
     locals: Vec<Local>,
     /// SESSION: the windows of each key, by start.
     sessions: BTreeMap<KeyId, Vec<Session>>,
+    /// Records dropped as late so far (`numLateRecordsDropped`).
+    dropped: u64,
 }
 
 /// The output column names, in Flink's order and with its default names.
@@ -461,6 +463,7 @@ impl WindowTvfAggregate {
             let last = sl.last_window_end(slice);
             if is_window_fired(last, self.progress) {
                 let (ws, we) = (sl.window_start_of(last), last);
+                self.dropped += 1;
                 for &r in &acc.rows {
                     cx.late(
                         r,
@@ -468,6 +471,7 @@ impl WindowTvfAggregate {
                             window: (ws, we),
                             progress: self.progress,
                             slice: (slice - sl.interval(), slice),
+                            record: self.dropped,
                         },
                         None,
                     );
@@ -575,12 +579,14 @@ impl WindowTvfAggregate {
             .collect();
         if hits.is_empty() && is_window_fired(end, cx.watermark.0) {
             // MergingWindowProcessFunction: isWindowLate(actualWindow) → retired, dropped.
+            self.dropped += 1;
             cx.late(
                 row,
                 LateRule::WindowTvf {
                     window: (start, end),
                     progress: cx.watermark.0,
                     slice: (start, end),
+                    record: self.dropped,
                 },
                 None,
             );
@@ -625,6 +631,7 @@ impl Operator for WindowTvfAggregate {
             next_trigger: i64::MIN,
             locals: vec![Local::default(); plan.assigner_parallelism as usize],
             sessions: BTreeMap::new(),
+            dropped: 0,
         }
     }
 
@@ -823,4 +830,200 @@ impl Operator for WindowTvfAggregate {
     }
 
     const REPORTS_LATE: bool = true;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tvf_slicing::Slicer;
+    use crate::scenario::{Scenario, TvfKind, TvfSpec};
+    use crate::time::Millis;
+    use std::collections::BTreeMap;
+
+    /// (window start, window end, key) → (COUNT(*), SUM(v)) from the engine's value rows.
+    type Table = BTreeMap<(String, String, String), (i64, i64)>;
+
+    fn run(sc: &Scenario) -> (Table, usize) {
+        let r = crate::run(sc, false).unwrap();
+        let mut t = Table::new();
+        for o in &r.outputs {
+            let v = serde_json::to_value(o.values.as_ref().unwrap()).unwrap();
+            let key = (
+                v[0].as_str().unwrap().to_string(),
+                v[1].as_str().unwrap().to_string(),
+                v[2].to_string(),
+            );
+            assert!(t
+                .insert(key, (v[3].as_i64().unwrap(), v[4].as_i64().unwrap()))
+                .is_none());
+        }
+        (t, r.late.len())
+    }
+
+    fn scenario(tvf: TvfSpec, parallelism: u32, rows: &[(u32, i64, i64)]) -> Scenario {
+        let text: String = rows
+            .iter()
+            .map(|(k, v, ts)| format!("k{k}, {v}, {ts}\n"))
+            .collect();
+        let json = serde_json::json!({
+            "job": {"operator": "window_tvf_aggregate", "parallelism": parallelism,
+                    "watermark": {"strategy": "monotonous"},
+                    "group": {"keys": ["k"], "aggregates": [{"func": "count"}, {"func": "sum", "column": "v"}]}},
+            "streams": [{"name": "t", "columns": ["k", "v:bigint", "ts:bigint"], "key": "k", "time": "ts", "rows": text}]
+        });
+        let mut sc: Scenario = serde_json::from_value(json).unwrap();
+        sc.job.tvf = tvf;
+        sc
+    }
+
+    /// What the TVF + GROUP BY compute, by brute force over all rows.
+    fn reference(tvf: &TvfSpec, rows: &[(u32, i64, i64)]) -> Table {
+        let ts = |ms: i64| crate::operators::SqlValue::timestamp_text(ms);
+        let mut t = Table::new();
+        let mut add = |s: i64, e: i64, k: u32, v: i64| {
+            let e2 = t
+                .entry((ts(s), ts(e), format!("\"k{k}\"")))
+                .or_insert((0, 0));
+            e2.0 += 1;
+            e2.1 += v;
+        };
+        match Slicer::of(tvf) {
+            Some(sl) => {
+                for &(k, v, time) in rows {
+                    for (s, e) in sl.windows_of(time) {
+                        add(s, e, k, v);
+                    }
+                }
+            }
+            None => {
+                let gap = tvf.gap.unwrap().0;
+                let mut by_key: BTreeMap<u32, Vec<(i64, i64)>> = BTreeMap::new();
+                for &(k, v, time) in rows {
+                    by_key.entry(k).or_default().push((time, v));
+                }
+                for (k, mut list) in by_key {
+                    list.sort();
+                    let mut i = 0;
+                    while i < list.len() {
+                        let (start, mut end, mut j) = (list[i].0, list[i].0 + gap, i);
+                        while j + 1 < list.len() && list[j + 1].0 <= end {
+                            j += 1;
+                            end = end.max(list[j].0 + gap);
+                        }
+                        for &(_, v) in &list[i..=j] {
+                            add(start, end, k, v);
+                        }
+                        i = j + 1;
+                    }
+                }
+            }
+        }
+        t
+    }
+
+    /// In-order rows (monotonous watermarks: nothing is late) give exactly the brute-force
+    /// windows, for every TVF, parallelism and offset.
+    #[test]
+    fn in_order_rows_give_the_brute_force_windows() {
+        let mut seed = 7u64;
+        let mut next = |n: i64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) as i64).rem_euclid(n)
+        };
+        for case in 0..200 {
+            let kind = [
+                TvfKind::Tumble,
+                TvfKind::Hop,
+                TvfKind::Cumulate,
+                TvfKind::Session,
+            ][case % 4];
+            let unit = 100 * (1 + next(5));
+            let mut tvf = TvfSpec {
+                kind,
+                size: Millis(unit * (2 + next(4))),
+                ..TvfSpec::default()
+            };
+            match kind {
+                TvfKind::Hop => tvf.slide = Some(Millis(tvf.size.0 / [1, 2][next(2) as usize])),
+                TvfKind::Cumulate => tvf.step = Some(Millis(tvf.size.0 / [1, 2][next(2) as usize])),
+                TvfKind::Session => tvf.gap = Some(Millis(unit * (1 + next(3)))),
+                TvfKind::Tumble => {}
+            }
+            if kind != TvfKind::Session && next(3) == 0 {
+                tvf.offset = Millis(next(tvf.size.0));
+            }
+            // Positive times: the local aggregate ignores watermarks <= 0 (see
+            // `local_aggregate_ignores_watermarks_up_to_zero`).
+            let mut t = unit + next(6 * unit);
+            let rows: Vec<(u32, i64, i64)> = (0..2 + next(20))
+                .map(|_| {
+                    t += next(unit);
+                    (next(4) as u32, next(10) - 2, t)
+                })
+                .collect();
+            let sc = scenario(tvf.clone(), 1 + next(4) as u32, &rows);
+            let (got, late) = run(&sc);
+            assert_eq!(late, 0, "case {case}: {}", sc.to_compact_json());
+            assert_eq!(got, reference(&tvf, &rows), "case {case}: {tvf:?} {rows:?}");
+        }
+    }
+
+    #[test]
+    fn avg_of_int_is_int_and_types_follow_the_column() {
+        let json = r#"{"job": {"operator": "window_tvf_aggregate", "tvf": {"kind": "tumble", "size": 10},
+            "group": {"aggregates": [{"func": "avg", "column": "i"}, {"func": "avg", "column": "d"},
+                                     {"func": "sum", "column": "i"}, {"func": "count", "column": "i"},
+                                     {"func": "min", "column": "s"}, {"func": "count", "column": "s", "distinct": true}]}},
+            "streams": [{"name": "t", "columns": ["i:int", "d:double", "s", "ts"], "time": "ts",
+                         "rows": "1, 1.0, b, 1\n2, 2.0, a, 2\nnull, null, b, 3\n2147483647, 0.5, null, 4"}]}"#;
+        let r = crate::run_json(json, false).unwrap();
+        assert_eq!(
+            r.columns[2..],
+            ["EXPR$2", "EXPR$3", "EXPR$4", "EXPR$5", "EXPR$6", "EXPR$7"]
+        );
+        let v = serde_json::to_string(r.outputs[0].values.as_ref().unwrap()).unwrap();
+        // AVG(INT) = (1 + 2 + 2147483647) / 3 in BIGINT, cast to INT; SUM(INT) wraps.
+        assert_eq!(
+            v,
+            r#"["1970-01-01 00:00:00.000","1970-01-01 00:00:00.010",715827883,1.1666666666666667,-2147483646,3,"a",2]"#
+        );
+    }
+
+    #[test]
+    fn grouping_sets_and_other_keys_are_refused_with_the_field() {
+        let json = r#"{"job": {"operator": "window_tvf_aggregate", "tvf": {"kind": "hop", "size": 10, "slide": 3},
+            "group": {"aggregates": [{"func": "count"}]}},
+            "streams": [{"name": "t", "columns": ["k", "ts"], "time": "ts", "rows": "a, 1"}]}"#;
+        let e = crate::run_json(json, false).unwrap_err().to_string();
+        assert!(
+            e.contains("job.tvf.slide") && e.contains("integral multiple"),
+            "{e}"
+        );
+        let json = json
+            .replace(r#""slide": 3"#, r#""slide": 5"#)
+            .replace(r#""aggregates""#, r#""keys": ["x"], "aggregates""#);
+        let e = crate::run_json(&json, false).unwrap_err().to_string();
+        assert!(e.contains("job.group.keys"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod local_tests {
+    /// `LocalSlicingWindowAggOperator.currentWatermark` starts at 0 (a field `open()` never
+    /// sets), so a local aggregate ignores watermarks <= 0 and flushes nothing on them, while
+    /// still forwarding them: an in-order row at ts -649 waits in the local buffer while the
+    /// global watermark reaches 0 and fires its last window [-1000, 0); when the local flushes
+    /// at its first positive watermark, the row is late there.
+    #[test]
+    fn local_aggregate_ignores_watermarks_up_to_zero() {
+        let json = r#"{"job":{"operator":"window_tvf_aggregate","parallelism":2,"watermark":{"strategy":"monotonous"},
+            "tvf":{"kind":"hop","size":1000,"slide":500},"group":{"keys":["k"],"aggregates":[{"func":"count"}]}},
+            "streams":[{"name":"t","columns":["k","ts:bigint"],"key":"k","time":"ts",
+            "rows":"k0, -878\nk0, -649\nk2, -259\nk2, 1\nk3, 349\nk0, 514"}]}"#;
+        let r = crate::run_json(json, false).unwrap();
+        assert_eq!(r.late.len(), 1);
+        assert_eq!(r.late[0].row.line, 2);
+        assert_eq!(r.late[0].step, 5);
+    }
 }
