@@ -22,6 +22,8 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
     let mut g = Rng::new(seed ^ 0x7f_a6, index);
     let parallelism = *g.pick(&[1u32, 2, 2, 3, 4]);
     let keyed = !g.chance(15);
+    // Sometimes GROUP BY two columns (a BinaryRowData key of both).
+    let two_keys = keyed && g.chance(30);
     let keys = g.range(1, 5);
     let key_type = *g.pick(&["string", "int", "bigint"]);
     let v_type = *g.pick(&["int", "int", "bigint", "double"]);
@@ -126,7 +128,11 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
         final_watermark: !g.chance(8),
         tvf,
         group: GroupSpec {
-            keys: if keyed { vec!["k".into()] } else { Vec::new() },
+            keys: match (keyed, two_keys) {
+                (false, _) => Vec::new(),
+                (true, false) => vec!["k".into()],
+                (true, true) => vec!["k".into(), "k2".into()],
+            },
             grouping_sets: None,
             aggregates,
         },
@@ -168,7 +174,8 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
         } else {
             *g.pick(&["x", "y", "z", "w"])
         };
-        let _ = write!(text, "{key}, {v}, {s}, {ts}");
+        let k2 = g.range(0, 1);
+        let _ = write!(text, "{key}, {k2}, {v}, {s}, {ts}");
         if parallelism > 1 && g.chance(50) {
             let _ = write!(text, " | s={}", g.range(0, parallelism as i64 - 1));
         }
@@ -181,6 +188,7 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
             name: "t".into(),
             columns: vec![
                 format!("k:{key_type}"),
+                "k2:int".into(),
                 format!("v:{v_type}"),
                 "s:string".into(),
                 "ts:bigint".into(),

@@ -277,7 +277,8 @@ pub struct WindowTvfAggregate {
     calls: Vec<Call>,
     slicer: Option<Slicer>,
     gap: i64,
-    key_column: Option<usize>,
+    /// The GROUP BY columns (the first is the stream's key column).
+    group_cols: Vec<usize>,
     /// Slice (or, for CUMULATE, shared first-slice) state: (key, slice end) → accumulator.
     state: BTreeMap<(KeyId, i64), Acc>,
     /// The global operator's window buffer.
@@ -338,12 +339,12 @@ pub fn validate(sc: &Scenario) -> Result<(), crate::error::Error> {
     let keys: Vec<&str> = job.group.keys.iter().map(String::as_str).collect();
     match (key_name, keys.as_slice()) {
         (None, []) => {}
-        (Some(k), [g]) if k == *g => {}
+        (Some(k), [g, ..]) if k == *g => {}
         _ => {
             return Err(Error::config(
                 "job.group.keys",
                 format!(
-                    "GROUP BY must be the stream's key column ({}) besides the window; other keys are not simulated yet",
+                    "the stream's key column ({}) must be the first GROUP BY key (none: no GROUP BY keys)",
                     key_name.unwrap_or("none")
                 ),
             ))
@@ -440,16 +441,22 @@ fn fmt_window(s: i64, e: i64) -> String {
 }
 
 impl WindowTvfAggregate {
-    fn key_value(&self, cx: &Ctx<'_, Ns>, key: KeyId) -> Vec<SqlValue> {
-        match self.key_column {
-            Some(_) => vec![SqlValue::of(&cx.plan.keys[key.0 as usize].value)],
-            None => Vec::new(),
+    fn key_value(&self, cx: &Ctx<'_, Ns>, key: KeyId, acc: &Acc) -> Vec<SqlValue> {
+        match (&self.group_cols[..], acc.rows.first()) {
+            ([], _) => Vec::new(),
+            ([_], _) => vec![SqlValue::of(&cx.plan.keys[key.0 as usize].value)],
+            // Several GROUP BY columns: the values of any row of the group.
+            (cols, Some(&r)) => {
+                let row = cx.plan.row(r);
+                cols.iter().map(|&c| SqlValue::of(&row.values[c])).collect()
+            }
+            (cols, None) => vec![SqlValue::Null; cols.len()],
         }
     }
 
     fn emit(&self, cx: &mut Ctx<'_, Ns>, key: KeyId, start: i64, end: i64, acc: &Acc) {
         let mut v = vec![SqlValue::Timestamp(start), SqlValue::Timestamp(end)];
-        v.extend(self.key_value(cx, key));
+        v.extend(self.key_value(cx, key, acc));
         v.extend(acc.values(&self.calls));
         cx.emit_values(v, acc.rows.clone(), (start, end));
     }
@@ -624,7 +631,12 @@ impl Operator for WindowTvfAggregate {
             calls: resolve(plan).unwrap_or_default(),
             slicer: Slicer::of(&job.tvf),
             gap: job.tvf.gap.map_or(1, |g| g.0),
-            key_column: plan.schemas[0].key,
+            group_cols: job
+                .group
+                .keys
+                .iter()
+                .filter_map(|k| plan.schemas[0].columns.iter().position(|c| c.name == *k))
+                .collect(),
             state: BTreeMap::new(),
             buffer: Buffer::default(),
             progress: i64::MIN,
@@ -1025,5 +1037,44 @@ mod local_tests {
         assert_eq!(r.late.len(), 1);
         assert_eq!(r.late[0].row.line, 2);
         assert_eq!(r.late[0].step, 5);
+    }
+}
+
+#[cfg(test)]
+mod key_tests {
+    use crate::javahash::sql_key_hash;
+    use crate::value::Value;
+
+    /// GROUP BY two columns: one group per pair, keyed (and so routed) by the BinaryRowData of
+    /// both values, and both values in the output.
+    #[test]
+    fn group_by_two_columns() {
+        let json = r#"{"job": {"operator": "window_tvf_aggregate", "parallelism": 4, "tvf": {"kind": "tumble", "size": 10},
+            "group": {"keys": ["k", "n"], "aggregates": [{"func": "count"}]}},
+            "streams": [{"name": "t", "columns": ["k", "n:int", "ts"], "key": "k", "time": "ts",
+                         "rows": "a, 1, 1\na, 2, 2\na, 1, 3\nb, 1, 4"}]}"#;
+        let r = crate::run_json(json, false).unwrap();
+        assert_eq!(
+            r.columns,
+            ["window_start", "window_end", "k", "n", "EXPR$4"]
+        );
+        let mut got: Vec<String> = r
+            .outputs
+            .iter()
+            .map(|o| serde_json::to_string(&o.values.as_ref().unwrap()[2..]).unwrap())
+            .collect();
+        got.sort();
+        assert_eq!(got, [r#"["a",1,2]"#, r#"["a",2,1]"#, r#"["b",1,1]"#]);
+        let plan = crate::plan::build(
+            &crate::scenario::Scenario::from_json(json).unwrap(),
+            crate::plan::Limits::default(),
+        )
+        .unwrap();
+        let k = &plan.keys[plan.rows[1].key.0 as usize];
+        assert_eq!(k.value, Value::Str("(\"a\", 2)".into()));
+        assert_eq!(
+            k.hash,
+            sql_key_hash(&[Value::Str("a".into()), Value::Int(2)])
+        );
     }
 }
