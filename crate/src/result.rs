@@ -568,13 +568,22 @@ fn late_message(
     let mut m = match rule {
         LateRule::IntervalJoin => format!("ts {ts} < watermark {wm} of {op} subtask {}", subtask.0),
         LateRule::WindowTvf {
-            window, progress, ..
+            window,
+            progress,
+            local,
+            ..
         } => format!(
-            "window [{}, {}) already fired at watermark {} of {op} subtask {}",
+            "window [{}, {}) already fired at watermark {} of {} subtask {}{}",
             crate::time::format_datetime(window.0),
             crate::time::format_datetime(window.1),
             crate::time::format_datetime(*progress),
-            subtask.0
+            if *local { "GlobalWindowAggregate" } else { op },
+            subtask.0,
+            if *local {
+                " when the LocalWindowAggregate sent the row on (at its next slice boundary)"
+            } else {
+                ""
+            }
         ),
         LateRule::Window {
             allowed_lateness,

@@ -168,6 +168,9 @@ pub enum LateRule {
         /// Which record the subtask dropped (numbered per subtask): the rows of one local
         /// accumulator share it, as Flink's `numLateRecordsDropped` counts them.
         record: u64,
+        /// Whether the row came through a local (pre-shuffle) aggregate, which sent it on
+        /// later than it arrived.
+        local: bool,
     },
 }
 

@@ -479,6 +479,7 @@ impl WindowTvfAggregate {
                             progress: self.progress,
                             slice: (slice - sl.interval(), slice),
                             record: self.dropped,
+                            local: true,
                         },
                         None,
                     );
@@ -594,6 +595,7 @@ impl WindowTvfAggregate {
                     progress: cx.watermark.0,
                     slice: (start, end),
                     record: self.dropped,
+                    local: false,
                 },
                 None,
             );
