@@ -72,10 +72,10 @@ pub(crate) fn query(plan: &Plan) -> Result<String, Error> {
             a + ")"
         }
         TvfKind::Session => {
-            let part = if keys.is_empty() {
-                String::new()
-            } else {
-                format!(" PARTITION BY {}", keys.join(", "))
+            let part = match keys.len() {
+                0 => String::new(),
+                1 => format!(" PARTITION BY {}", keys[0]),
+                _ => format!(" PARTITION BY ({})", keys.join(", ")),
             };
             format!(
                 "SESSION(TABLE {table}{part}, DESCRIPTOR(jl_rowtime), {})",

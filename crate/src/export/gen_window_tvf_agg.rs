@@ -181,6 +181,17 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
         }
         text.push('\n');
     }
+    // End of input is a race on Flink: the assigner subtasks finish in any order, and a local
+    // aggregate sends what it still buffers just before its own Long.MAX_VALUE watermark, so
+    // whether a late accumulator still finds its window open depends on which subtasks finished
+    // first. A watermark row per assigner subtask, far past every window, makes every local
+    // aggregate flush, one subtask after the other, before the end.
+    if parallelism > 1 || g.chance(50) {
+        let far = max_ts.max(0) + 4 * tvf_span(&job.tvf) + 1000;
+        for a in 0..parallelism {
+            let _ = writeln!(text, "WM {far} | s={a}");
+        }
+    }
     Scenario {
         title: format!("random window TVF aggregation {seed}/{index}"),
         job,
@@ -199,5 +210,13 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
             ..StreamSpec::default()
         }],
         ..Scenario::default()
+    }
+}
+
+/// The longest window of a TVF (the session gap for SESSION).
+fn tvf_span(t: &TvfSpec) -> i64 {
+    match t.kind {
+        TvfKind::Session => t.gap.map_or(0, |g| g.0),
+        _ => t.size.0,
     }
 }
