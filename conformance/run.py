@@ -299,6 +299,7 @@ def main():
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--operator", default=None, help="random scenarios of one operator (joinlab gen --operator)")
     ap.add_argument("--no-gallery", action="store_true")
+    ap.add_argument("--operator", default=None, help="random scenarios of this operator only (e.g. window_tvf_aggregate)")
     ap.add_argument("--only", nargs="*", default=None, help="scenario files to run instead of the gallery")
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--work", default=os.path.join(ROOT, "target", "conformance"))

@@ -42,6 +42,7 @@ use error::Error;
 use operators::{
     interval_join::IntervalJoin, lookup_join::LookupJoin, regular_join::RegularJoin, split::Split,
     sql_interval_join::SqlIntervalJoin, temporal_join::TemporalJoin, window::WindowOperator,
+    window_tvf_aggregate::WindowTvfAggregate,
 };
 use plan::{Limits, Plan};
 use result::RunResult;
@@ -60,7 +61,8 @@ pub fn run_plan(plan: &Plan, opts: &RunOptions) -> Result<RunOutput, Error> {
         OperatorKind::Split => sim::simulate::<Split>(plan, opts),
         OperatorKind::TemporalJoin => sim::simulate::<TemporalJoin>(plan, opts),
         OperatorKind::LookupJoin => sim::simulate::<LookupJoin>(plan, opts),
-        OperatorKind::WindowTvfAggregate | OperatorKind::WindowTvfJoin => Err(not_simulated(plan)),
+        OperatorKind::WindowTvfAggregate => sim::simulate::<WindowTvfAggregate>(plan, opts),
+        OperatorKind::WindowTvfJoin => Err(not_simulated(plan)),
     }
 }
 
@@ -92,7 +94,10 @@ pub fn run_plan_draining(
         OperatorKind::LookupJoin => {
             sim::simulate_draining::<LookupJoin>(plan, opts, chunk, consumer)
         }
-        OperatorKind::WindowTvfAggregate | OperatorKind::WindowTvfJoin => Err(not_simulated(plan)),
+        OperatorKind::WindowTvfAggregate => {
+            sim::simulate_draining::<WindowTvfAggregate>(plan, opts, chunk, consumer)
+        }
+        OperatorKind::WindowTvfJoin => Err(not_simulated(plan)),
     }
 }
 

@@ -424,6 +424,26 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
     for (si, ps) in parsed.iter().enumerate() {
         let side = if si == 0 { Side::Left } else { Side::Right };
         let name = &ps.schema.name;
+        // A SQL window aggregation grouped by several columns is keyed by all of them (the
+        // BinaryRowData of the GROUP BY keys); its key value is shown as a tuple.
+        let group_cols: Option<Vec<usize>> =
+            if op == OperatorKind::WindowTvfAggregate && job.group.keys.len() > 1 {
+                let mut cols = Vec::new();
+                for k in &job.group.keys {
+                    match ps.schema.columns.iter().position(|c| c.name == *k) {
+                        Some(c) => cols.push(c),
+                        None => {
+                            return Err(Error::config(
+                                "job.group.keys",
+                                format!("GROUP BY column {k:?} is not a column of {name}"),
+                            ))
+                        }
+                    }
+                }
+                Some(cols)
+            } else {
+                None
+            };
         let mut rr = 0u32;
         let mut clock: Option<i64> = None;
         for e in &ps.entries {
@@ -437,8 +457,12 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
                     if r.kind != RowKind::Insert && !changelog_ok {
                         return Err(Error::row(name, r.line as usize, 1, format!("row kind {} is only accepted by the regular join and by the versioned or dimension table (right stream) of a temporal or lookup join (this input must be append-only)", r.kind.short())));
                     }
-                    let key_value = match ps.schema.key {
-                        Some(k) if keyed => r.values[k].clone(),
+                    let group_key: Option<Vec<Value>> = group_cols
+                        .as_ref()
+                        .map(|cols| cols.iter().map(|&c| r.values[c].clone()).collect());
+                    let key_value = match (&group_key, ps.schema.key) {
+                        (Some(g), _) => composite_key(g),
+                        (None, Some(k)) if keyed => r.values[k].clone(),
                         _ => Value::Null,
                     };
                     if keyed && !sql && key_value.is_null() {
@@ -461,6 +485,8 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
                             } else if keyless_sql {
                                 // An empty BinaryRowData key: every row on subtask 0.
                                 sql_key_hash(&[])
+                            } else if let Some(g) = &group_key {
+                                sql_key_hash(g)
                             } else if sql {
                                 sql_key_hash(std::slice::from_ref(&key_value))
                             } else {
@@ -593,7 +619,7 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
         }
     }
 
-    Ok(Plan {
+    let plan = Plan {
         scenario: scenario.clone(),
         operator: op,
         schemas: parsed.into_iter().map(|p| p.schema).collect(),
@@ -606,7 +632,24 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
         generators,
         limits,
         warnings,
-    })
+    };
+    if op == OperatorKind::WindowTvfAggregate {
+        crate::operators::window_tvf_aggregate::validate_plan(&plan)?;
+    }
+    Ok(plan)
+}
+
+/// The key value of a composite key, shown as a tuple: `(a, 1, null)` (strings quoted when
+/// that keeps two tuples apart).
+fn composite_key(values: &[Value]) -> Value {
+    let parts: Vec<String> = values
+        .iter()
+        .map(|v| match v {
+            Value::Str(s) => serde_json::to_string(s).unwrap_or_default(),
+            other => other.to_string(),
+        })
+        .collect();
+    Value::Str(format!("({})", parts.join(", ")))
 }
 
 fn validate_job(sc: &Scenario) -> Result<(), Error> {
@@ -674,7 +717,10 @@ fn validate_job(sc: &Scenario) -> Result<(), Error> {
         OperatorKind::TemporalJoin | OperatorKind::LookupJoin => {
             crate::operators::temporal_join::validate(sc)?;
         }
-        OperatorKind::WindowTvfAggregate | OperatorKind::WindowTvfJoin => {
+        OperatorKind::WindowTvfAggregate => {
+            crate::operators::window_tvf_aggregate::validate(sc)?;
+        }
+        OperatorKind::WindowTvfJoin => {
             return Err(Error::config(
                 "job.operator",
                 format!("{:?} is not simulated yet", job.operator),

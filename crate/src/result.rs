@@ -1,7 +1,7 @@
 //! The result of a run as one JSON-ready document: what the CLI's `--json` prints, what the
 //! golden files hold and what the page draws.
 
-use crate::operators::{LateRow, LateRule, OutputRow, WatermarkOrigin};
+use crate::operators::{LateRow, LateRule, OutputRow, SqlValue, WatermarkOrigin};
 use crate::parse::{Column, RowKind, Side};
 use crate::partition::{KeyGroup, SubtaskIndex};
 use crate::plan::{KeyId, Plan, RowId};
@@ -155,6 +155,14 @@ pub struct Output {
     pub step: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<[i64; 2]>,
+    /// The row's values, in the order of [`RunResult::columns`], for operators that compute
+    /// their own rows (SQL aggregations, projections); absent when the output is made of
+    /// input rows (`left` / `right`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<SqlValue>>,
+    /// The input rows (`stream:line`) the values were computed from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<Vec<String>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -327,6 +335,10 @@ pub struct RunResult {
     pub operator_parallelism: u32,
     pub max_parallelism: u32,
     pub streams: Vec<StreamInfo>,
+    /// The output columns of operators that compute their rows (each output's `values`),
+    /// empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub columns: Vec<String>,
     pub outputs: Vec<Output>,
     pub late: Vec<Late>,
     pub side_outputs: BTreeMap<String, Vec<SideOut>>,
@@ -385,12 +397,18 @@ impl RunResult {
         let diagnosis = crate::diagnosis::diagnose(plan, &out);
         let mut refs = RowRefs::new(plan);
         let mut row_ref = |id: RowId| refs.get(id);
+        let mut values = out.sink.output_values.iter().peekable();
         let outputs = out
             .sink
             .outputs
             .iter()
             .zip(out.sink.output_windows())
-            .map(|(o, window): (&OutputRow, _)| Output {
+            .enumerate()
+            .map(|(i, (o, window)): (usize, (&OutputRow, _))| {
+                let v = values.next_if(|v| v.index == i);
+                (o, window, v)
+            })
+            .map(|(o, window, v)| Output {
                 left: o.left.map(&mut row_ref),
                 right: o.right.map(&mut row_ref),
                 timestamp: o.timestamp(),
@@ -398,6 +416,16 @@ impl RunResult {
                 subtask: o.subtask(),
                 step: o.step(),
                 window: window.map(|(a, b)| [a, b]),
+                values: v.map(|v| v.values.clone()),
+                from: v.map(|v| {
+                    v.rows
+                        .iter()
+                        .map(|&r| {
+                            let r = plan.row(r);
+                            format!("{}:{}", plan.stream_name(r.stream), r.line)
+                        })
+                        .collect()
+                }),
             })
             .collect();
         let late = out
@@ -486,6 +514,12 @@ impl RunResult {
             operator_parallelism: plan.operator_parallelism,
             max_parallelism: plan.max_parallelism,
             streams,
+            columns: match plan.operator {
+                OperatorKind::WindowTvfAggregate => {
+                    crate::operators::window_tvf_aggregate::columns(plan)
+                }
+                _ => Vec::new(),
+            },
             outputs,
             late,
             side_outputs,
@@ -565,6 +599,24 @@ fn late_message(
     let op = operator_name(plan.operator);
     let mut m = match rule {
         LateRule::IntervalJoin => format!("ts {ts} < watermark {wm} of {op} subtask {}", subtask.0),
+        LateRule::WindowTvf {
+            window,
+            progress,
+            local,
+            ..
+        } => format!(
+            "window [{}, {}) already fired at watermark {} of {} subtask {}{}",
+            crate::time::format_datetime(window.0),
+            crate::time::format_datetime(window.1),
+            crate::time::format_datetime(*progress),
+            if *local { "GlobalWindowAggregate" } else { op },
+            subtask.0,
+            if *local {
+                " when the LocalWindowAggregate sent the row on (at its next slice boundary)"
+            } else {
+                ""
+            }
+        ),
         LateRule::Window {
             allowed_lateness,
             windows,

@@ -988,6 +988,14 @@ impl<O: Operator> Sim<'_, '_, O> {
                         (Inputs::Two(..), _) => (stream.index(), assigner as usize),
                     };
                     let sub = &mut self.subs[j];
+                    if let Emission::Watermark(w) = e {
+                        // A pre-shuffle operator chained to the assigner sees the watermark
+                        // first (and may send this subtask records ahead of it).
+                        let plan = self.plan;
+                        let now = self.now;
+                        let (op, mut cx) = sub.split(plan, &mut self.sink, j, now);
+                        op.on_channel_watermark(&mut cx, stream, assigner, *w);
+                    }
                     let valve = match &mut sub.inputs {
                         Inputs::Single(v) => v,
                         Inputs::Two(vs, _) => &mut vs[input],
@@ -1086,8 +1094,12 @@ impl<O: Operator> Sim<'_, '_, O> {
         let now = self.now;
         let (sub, sink) = self.ctx_parts(j);
         sub.touched = true;
-        sub.watermark = w;
         sub.origin = origin;
+        {
+            let (op, mut cx) = sub.split(plan, sink, j, now);
+            op.on_watermark(&mut cx, w);
+        }
+        sub.watermark = w;
         sub.fire_due(plan, sink, j, now, false, w.0);
         let tracing = sink.tracing;
         self.sample(j);

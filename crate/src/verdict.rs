@@ -159,6 +159,7 @@ pub fn verdicts(plan: &Plan, sink: &Sink, state_left: &[RowId]) -> Vec<Verdict> 
                     }
                     return Verdict { row: id, outcome: Outcome::Unmatched, outputs: Vec::new(), late: None, message: "lost: late for some of its windows, and those windows had already fired (no side output, as WindowOperator only reports a row late for all its windows)".into() };
                 }
+                OperatorKind::WindowTvfAggregate => return window_tvf_verdict(plan, sink, id, &buffered, &route),
                 _ => {}
             }
             let joined: Vec<usize> = outs[i].iter().copied().filter(|&o| sink.outputs[o].left.is_some() && sink.outputs[o].right.is_some()).collect();
@@ -323,5 +324,74 @@ fn explain_no_match(
             }
         }
         _ => String::new(),
+    }
+}
+
+/// The verdict of a row of a SQL window aggregation: the result rows it was counted in, and the
+/// windows of its TVF it is missing from (they had fired before it reached the aggregation).
+fn window_tvf_verdict(
+    plan: &Plan,
+    sink: &Sink,
+    id: RowId,
+    buffered: &[bool],
+    route: &str,
+) -> Verdict {
+    use crate::time::format_datetime as dt;
+    let fmt = |(s, e): (i64, i64)| format!("[{}, {})", dt(s), dt(e));
+    let mut outputs = Vec::new();
+    let mut counted = Vec::new();
+    for v in &sink.output_values {
+        if v.rows.contains(&id) {
+            outputs.push(v.index);
+            if let Some(w) = sink.output_window(v.index) {
+                counted.push(w);
+            }
+        }
+    }
+    let ts = ts_of(plan, id);
+    let tvf = &plan.scenario.job.tvf;
+    let all: Vec<(i64, i64)> = match crate::operators::tvf_slicing::Slicer::of(tvf) {
+        Some(sl) => sl.windows_of(ts),
+        None => Vec::new(),
+    };
+    if counted.is_empty() {
+        if buffered[id.0 as usize] {
+            return Verdict { row: id, outcome: Outcome::Buffered, outputs, late: None, message: "still in the aggregation's state at the end: the watermark never passed its window's end".into() };
+        }
+        return Verdict {
+            row: id,
+            outcome: Outcome::Unmatched,
+            outputs,
+            late: None,
+            message: format!("in no result ({route})"),
+        };
+    }
+    let ws: Vec<String> = counted.iter().map(|&w| fmt(w)).collect();
+    let missed: Vec<String> = all
+        .iter()
+        .filter(|w| !counted.contains(w))
+        .map(|&w| fmt(w))
+        .collect();
+    let mut message = if counted.len() == 1 {
+        format!("counted in window {} ({route})", ws[0])
+    } else {
+        format!(
+            "counted in {} windows: {} ({route})",
+            counted.len(),
+            ws.join(", ")
+        )
+    };
+    if !missed.is_empty() {
+        message.push_str(&format!(
+            "; not in {}: fired before the row reached the aggregation",
+            missed.join(", ")
+        ));
+    }
+    Verdict {
+        row: id,
+        outcome: Outcome::Aggregated,
+        outputs,
+        late: None,
+        message,
     }
 }

@@ -405,22 +405,17 @@ fn export_cmd(cmd: &str, args: &[String]) -> Result<(), Fail> {
         let (seed, count) = (num("--seed")?, num("--count")?);
         let dir = value("--out").ok_or("gen needs --out DIR")?;
         std::fs::create_dir_all(&dir).map_err(|e| format!("{dir}: {e}"))?;
-        let only = match value("--operator") {
-            Some(name) => Some(
+        let operator = match value("--operator") {
+            Some(o) => Some(
                 serde_json::from_value::<joinlab::scenario::OperatorKind>(
-                    serde_json::Value::String(name.clone()),
+                    serde_json::Value::String(o.clone()),
                 )
-                .map_err(|_| format!("--operator: unknown operator {name:?}"))?,
+                .map_err(|_| format!("--operator {o:?} is not an operator name"))?,
             ),
             None => None,
         };
         for i in 0..count as usize {
-            let sc = match only {
-                Some(joinlab::scenario::OperatorKind::RegularJoin) => {
-                    export::gen_regular::scenario(seed, i)
-                }
-                _ => export::gen::scenario_for(seed, i, only),
-            };
+            let sc = export::gen::scenario_of(seed, i, operator);
             let path = Path::new(&dir).join(format!("random-{seed}-{i:04}.json"));
             std::fs::write(&path, sc.to_pretty_json() + "\n")
                 .map_err(|e| format!("{}: {e}", path.display()))?;

@@ -15,13 +15,13 @@ use crate::scenario::{OperatorKind, TimeKind};
 use std::fmt::Write;
 
 /// A SQL identifier in backticks.
-fn q(name: &str) -> String {
+pub(crate) fn q(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))
 }
 
 /// `INTERVAL '…' …` for a number of milliseconds (the sign is the caller's). Flink 2.3 accepts
 /// a leading precision of at most 3 for `SECOND(p, 3)` and `DAY(p)`.
-fn interval(ms: i64) -> Result<String, Error> {
+pub(crate) fn interval(ms: i64) -> Result<String, Error> {
     let ms = ms.unsigned_abs();
     Ok(if ms.is_multiple_of(3_600_000) && ms / 3_600_000 < 100 {
         format!("INTERVAL '{}' HOUR", ms / 3_600_000)

@@ -94,34 +94,45 @@ struct GenRow {
     kind: &'static str,
 }
 
-/// Scenario number `index` of the run seeded with `seed`, for one operator only when `only`
-/// is given (`joinlab gen --operator NAME`).
-pub fn scenario_for(seed: u64, index: usize, only: Option<OperatorKind>) -> Scenario {
-    match only {
-        Some(op @ (OperatorKind::TemporalJoin | OperatorKind::LookupJoin)) => {
-            super::temporal_gen::scenario(seed, index, op)
-        }
-        Some(op) => {
-            // The mixed generator's scenarios of that operator, in order.
-            let mut seen = 0;
-            let mut i = 0;
-            loop {
-                let sc = scenario(seed, i);
-                if sc.job.operator == op || i > 64 * (index + 1) {
-                    if seen == index || i > 64 * (index + 1) {
-                        return sc;
-                    }
-                    seen += 1;
-                }
-                i += 1;
-            }
-        }
-        None => scenario(seed, index),
-    }
-}
-
 /// Scenario number `index` of the run seeded with `seed`.
 pub fn scenario(seed: u64, index: usize) -> Scenario {
+    scenario_of(seed, index, None)
+}
+
+/// The scenario `index` of `seed`, only of `operator` when given (operators with their own
+/// generator use it; the others filter the mixed generator's draws).
+pub fn scenario_of(seed: u64, index: usize, operator: Option<OperatorKind>) -> Scenario {
+    match operator {
+        Some(OperatorKind::WindowTvfAggregate) => {
+            return super::gen_window_tvf_agg::scenario(seed, index)
+        }
+        Some(op @ (OperatorKind::TemporalJoin | OperatorKind::LookupJoin)) => {
+            return super::temporal_gen::scenario(seed, index, op)
+        }
+        Some(OperatorKind::RegularJoin) => return super::gen_regular::scenario(seed, index),
+        Some(op) => {
+            // The mixed generator's scenarios of that operator, in order.
+            let mut found = 0;
+            for i in 0.. {
+                let sc = mixed(seed, i);
+                if sc.job.operator == op {
+                    if found == index {
+                        return sc;
+                    }
+                    found += 1;
+                }
+                if i > 1000 * (index + 1) {
+                    break;
+                }
+            }
+            return mixed(seed, index);
+        }
+        None => {}
+    }
+    mixed(seed, index)
+}
+
+fn mixed(seed: u64, index: usize) -> Scenario {
     let mut g = Rng::new(seed, index);
     let operator = *g.pick(&[
         OperatorKind::WindowJoin,

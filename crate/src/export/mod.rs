@@ -17,8 +17,10 @@
 
 pub mod flink_java;
 pub mod flink_sql;
+pub mod flink_sql_window_agg;
 pub mod gen;
 pub mod gen_regular;
+mod gen_window_tvf_agg;
 pub mod temporal_gen;
 pub mod temporal_sql;
 
@@ -76,6 +78,9 @@ pub fn export_named(
     match (plan.operator.is_sql(), kind) {
         (true, _) if matches!(plan.operator, OperatorKind::TemporalJoin | OperatorKind::LookupJoin) => {
             temporal_sql::generate(&plan, class_name)
+        }
+        (true, _) if plan.operator == OperatorKind::WindowTvfAggregate => {
+            flink_sql_window_agg::generate(&plan, class_name)
         }
         (true, _) => flink_sql::generate(&plan, class_name),
         (false, ExportKind::FlinkJava) => flink_java::generate(&plan, class_name),
@@ -880,6 +885,23 @@ pub(crate) fn assemble(plan: &Plan, class_name: &str, parts: JobParts) -> Result
         jstr(&parts.operator_name)
     );
     let _ = writeln!(o, "    static final int SHAPE = {};", parts.shape.java());
+    let _ = writeln!(
+        o,
+        "    /** A pre-shuffle operator chained to the assigners that takes the rows in (its metric name), or \"\". */"
+    );
+    let _ = writeln!(
+        o,
+        "    static final String LOCAL_OPERATOR = {};",
+        jstr(
+            if plan.operator == OperatorKind::WindowTvfAggregate
+                && flink_sql_window_agg::two_phase(plan)
+            {
+                "LocalWindowAggregate"
+            } else {
+                ""
+            }
+        )
+    );
     let _ = writeln!(
         o,
         "    static final long OUTPUT_WATERMARK_DELAY = {};",

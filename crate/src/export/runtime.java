@@ -107,6 +107,10 @@
             SENT.clear();
             OP_IN.clear();
             OP_WM.clear();
+            LOCAL_IN.clear();
+            LOCAL_OUT.clear();
+            LATE_DROPPED.clear();
+            CURRENT = 0;
             FINISHED = false;
             paced = null;
         }
@@ -116,6 +120,13 @@
         static final ConcurrentLinkedQueue<long[]> SENT = new ConcurrentLinkedQueue<>();
         static final Map<Integer, Counter> OP_IN = new ConcurrentHashMap<>();
         static final Map<Integer, Gauge<?>> OP_WM = new ConcurrentHashMap<>();
+        /** A chained pre-shuffle operator's (LOCAL_OPERATOR) record counters, per subtask. */
+        static final Map<Integer, Counter> LOCAL_IN = new ConcurrentHashMap<>();
+        static final Map<Integer, Counter> LOCAL_OUT = new ConcurrentHashMap<>();
+        /** The operator's numLateRecordsDropped (SQL window operators), per subtask. */
+        static final Map<Integer, Counter> LATE_DROPPED = new ConcurrentHashMap<>();
+        /** The pacer event being processed (its index; N after the last one). */
+        static volatile int CURRENT;
         static volatile boolean FINISHED;
         static volatile long START_NS;
         static final long WAIT_MS = Long.getLong("joinlab.wait.ms", 5000L);
@@ -270,6 +281,9 @@
                     Thread.sleep(2);
                 }
             }
+            for (Map.Entry<Integer, Counter> e : LATE_DROPPED.entrySet()) {
+                System.out.println("JL|LATEDROP|" + e.getKey() + "|" + e.getValue().getCount());
+            }
             System.out.println("JL|TIME|job|" + (System.nanoTime() - t0) / 1_000_000);
         }
 
@@ -307,6 +321,7 @@
                     }
                     DONE.incrementAndGet();
                 }
+                CURRENT = i;
                 if (i == N) {
                     System.out.println("JL|TIME|pacing|" + (System.nanoTime() - START_NS) / 1_000_000);
                     FINISHED = true;
@@ -333,7 +348,17 @@
                 waitFor(() -> OP_IN.size() >= OPERATOR_PARALLELISM && OP_WM.size() >= OPERATOR_PARALLELISM,
                         () -> "metrics of operator '" + OPERATOR_NAME + "' not found (have " + OP_IN.keySet() + ")");
                 final long rows = rowsSent;
-                waitFor(() -> recordsIn() >= rows, () -> "operator took " + recordsIn() + " of " + rows + " rows after event " + i);
+                if (LOCAL_OPERATOR.isEmpty()) {
+                    waitFor(() -> recordsIn() >= rows, () -> "operator took " + recordsIn() + " of " + rows + " rows after event " + i);
+                } else {
+                    // The rows go into the local (pre-shuffle) operator; the keyed operator
+                    // receives what the local ones send: wait for all of it.
+                    waitFor(() -> LOCAL_IN.size() >= PARALLELISM && LOCAL_OUT.size() >= PARALLELISM,
+                            () -> "metrics of operator '" + LOCAL_OPERATOR + "' not found (have " + LOCAL_IN.keySet() + ")");
+                    waitFor(() -> sum(LOCAL_IN) >= rows, () -> "local operator took " + sum(LOCAL_IN) + " of " + rows + " rows after event " + i);
+                    final long sent = sum(LOCAL_OUT);
+                    waitFor(() -> recordsIn() >= sent, () -> "operator took " + recordsIn() + " of " + sent + " records of the local operator after event " + i);
+                }
                 long[] e;
                 while ((e = SENT.poll()) != null) {
                     shadow.feed(e);
@@ -343,6 +368,14 @@
                     waitFor(() -> minOutputWatermark() >= want, () -> "operator watermark " + minOutputWatermark() + " did not reach " + want + " after event " + i);
                 }
             }
+        }
+
+        static long sum(Map<Integer, Counter> m) {
+            long n = 0;
+            for (Counter c : m.values()) {
+                n += c.getCount();
+            }
+            return n;
         }
 
         static long recordsIn() {
@@ -484,10 +517,20 @@
                 Map<String, String> v = group.getAllVariables();
                 String op = v.get("<operator_name>");
                 String sub = v.get("<subtask_index>");
+                if (op != null && sub != null && !LOCAL_OPERATOR.isEmpty() && op.startsWith(LOCAL_OPERATOR) && metric instanceof Counter) {
+                    if (name.equals("numRecordsIn")) {
+                        LOCAL_IN.put(Integer.parseInt(sub), (Counter) metric);
+                    } else if (name.equals("numRecordsOut")) {
+                        LOCAL_OUT.put(Integer.parseInt(sub), (Counter) metric);
+                    }
+                    return;
+                }
                 if (op == null || sub == null || !op.startsWith(OPERATOR_NAME)) {
                     return;
                 }
-                if (name.equals("numRecordsIn") && metric instanceof Counter) {
+                if (name.equals("numLateRecordsDropped") && metric instanceof Counter) {
+                    LATE_DROPPED.put(Integer.parseInt(sub), (Counter) metric);
+                } else if (name.equals("numRecordsIn") && metric instanceof Counter) {
                     OP_IN.put(Integer.parseInt(sub), (Counter) metric);
                 } else if (name.equals("currentOutputWatermark") && metric instanceof Gauge) {
                     OP_WM.put(Integer.parseInt(sub), (Gauge<?>) metric);

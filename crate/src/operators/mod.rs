@@ -36,7 +36,9 @@ pub mod regular_join;
 pub mod split;
 pub mod sql_interval_join;
 pub mod temporal_join;
+pub mod tvf_slicing;
 pub mod window;
+pub mod window_tvf_aggregate;
 
 use crate::budget::Budget;
 pub use crate::budget::Work;
@@ -86,6 +88,71 @@ impl OutputRow {
     }
 }
 
+/// A value of an operator-produced SQL row (an aggregate's result, a window bound, a key).
+///
+/// Serialized as JSON: numbers as numbers, strings, booleans, `null`, and timestamps as
+/// `"YYYY-MM-DD HH:MM:SS.sss"` (UTC, always with milliseconds), as Flink prints a
+/// `TIMESTAMP(3)`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SqlValue {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Double(f64),
+    Str(String),
+    /// Epoch milliseconds of a `TIMESTAMP(3)`.
+    Timestamp(i64),
+}
+
+impl SqlValue {
+    /// The SQL value of an input field.
+    pub fn of(v: &crate::value::Value) -> SqlValue {
+        use crate::value::Value;
+        match v {
+            Value::Null => SqlValue::Null,
+            Value::Str(s) => SqlValue::Str(s.clone()),
+            Value::Int(i) => SqlValue::Int(*i as i64),
+            Value::Long(i) => SqlValue::Int(*i),
+            Value::Double(d) => SqlValue::Double(*d),
+            Value::Bool(b) => SqlValue::Bool(*b),
+        }
+    }
+
+    /// `YYYY-MM-DD HH:MM:SS.sss` of epoch milliseconds (UTC).
+    pub fn timestamp_text(ms: i64) -> String {
+        let t = crate::time::format_datetime(ms);
+        if ms.rem_euclid(1000) == 0 {
+            format!("{t}.000")
+        } else {
+            t
+        }
+    }
+}
+
+impl Serialize for SqlValue {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            SqlValue::Null => s.serialize_none(),
+            SqlValue::Bool(b) => s.serialize_bool(*b),
+            SqlValue::Int(i) => s.serialize_i64(*i),
+            SqlValue::Double(d) if d.is_finite() => s.serialize_f64(*d),
+            SqlValue::Double(d) => s.serialize_str(&d.to_string()),
+            SqlValue::Str(t) => s.serialize_str(t),
+            SqlValue::Timestamp(ms) => s.serialize_str(&SqlValue::timestamp_text(*ms)),
+        }
+    }
+}
+
+/// The values of one output row (SQL operators that compute their own columns), with the
+/// input rows it was computed from. `index` is the output's index in [`Sink::outputs`] (both
+/// are cleared together when a run drains them).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputValues {
+    pub index: usize,
+    pub values: Vec<SqlValue>,
+    pub rows: Vec<RowId>,
+}
+
 /// A window aggregation result.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WindowResult {
@@ -117,6 +184,23 @@ pub enum LateRule {
     Window {
         allowed_lateness: i64,
         windows: Vec<(i64, i64)>,
+    },
+    /// A SQL window aggregation (`AbstractSliceSyncStateWindowAggProcessor.processElement`,
+    /// `MergingWindowProcessFunction.isWindowLate`): the last window the row's slice belongs to
+    /// had already fired at the operator's progress (`windowEnd − 1 <= progress`).
+    WindowTvf {
+        /// The last window of the row's slice (SESSION: the row's own window).
+        window: (i64, i64),
+        /// The progress (watermark) of the aggregating subtask.
+        progress: i64,
+        /// The slice the row was assigned to.
+        slice: (i64, i64),
+        /// Which record the subtask dropped (numbered per subtask): the rows of one local
+        /// accumulator share it, as Flink's `numLateRecordsDropped` counts them.
+        record: u64,
+        /// Whether the row came through a local (pre-shuffle) aggregate, which sent it on
+        /// later than it arrived.
+        local: bool,
     },
 }
 
@@ -162,6 +246,9 @@ pub struct SideRow {
 #[derive(Clone, Debug, Default)]
 pub struct Sink {
     pub outputs: Vec<OutputRow>,
+    /// The computed values of outputs that have them ([`Ctx::emit_values`]), by output index
+    /// in increasing order; empty for operators whose outputs are input rows.
+    pub output_values: Vec<OutputValues>,
     /// The window column of `outputs`, run-length encoded: (index of the first output of a
     /// run, the window of that run's outputs). Read it with [`Sink::output_window`].
     pub(crate) output_windows: Vec<(usize, Option<(i64, i64)>)>,
@@ -213,6 +300,7 @@ impl Sink {
         self.drained += self.outputs.len() + self.windows.len() + self.late.len();
         self.budget.result_rows = 0;
         self.outputs.clear();
+        self.output_values.clear();
         self.output_windows.clear();
         self.windows.clear();
         self.late.clear();
@@ -368,6 +456,21 @@ impl<N: Clone + Eq + Hash> Ctx<'_, N> {
         }
     }
 
+    /// Emits an insert-only SQL row with computed `values` (in the operator's column order),
+    /// computed from `rows`, for `window`.
+    pub fn emit_values(&mut self, values: Vec<SqlValue>, rows: Vec<RowId>, window: (i64, i64)) {
+        let index = self.sink.outputs.len();
+        let before = self.sink.overflow;
+        self.emit(None, None, None, RowKind::Insert, Some(window));
+        if self.sink.outputs.len() > index && !before {
+            self.sink.output_values.push(OutputValues {
+                index,
+                values,
+                rows,
+            });
+        }
+    }
+
     /// Emits a window aggregation result. Charge [`Work::ResultRows`] before copying `rows`
     /// out of state (a window re-fired on every allowed-late row copies them each time).
     #[allow(clippy::too_many_arguments)]
@@ -499,6 +602,22 @@ pub trait Operator {
 
     /// A processing-time timer fired (`onProcessingTime`).
     fn on_processing_time(&mut self, _cx: &mut Ctx<'_, Self::Ns>, _timer: Timer<KeyId, Self::Ns>) {}
+
+    /// A watermark from input channel `assigner` of `stream`, before this subtask's valve
+    /// combines it: for an operator chained before the shuffle (the window aggregation's
+    /// `LocalSlicingWindowAggOperator`), which sees each assigner subtask's own watermarks.
+    fn on_channel_watermark(
+        &mut self,
+        _cx: &mut Ctx<'_, Self::Ns>,
+        _stream: Side,
+        _assigner: u32,
+        _w: Watermark,
+    ) {
+    }
+
+    /// The subtask's watermark advances to `w` (`processWatermark`), before the due timers
+    /// fire; `cx.watermark` is still the previous one.
+    fn on_watermark(&mut self, _cx: &mut Ctx<'_, Self::Ns>, _w: Watermark) {}
 
     /// Describes a timer for the trace ("cleanup of left ts 9", "end of window [0, 10)").
     fn describe_timer(ns: &Self::Ns) -> String;
