@@ -22,6 +22,7 @@ pub mod time;
 pub mod timers;
 pub mod trace;
 pub mod trace_window;
+pub mod tvf;
 pub mod value;
 pub mod verdict;
 pub mod watermark;
@@ -37,7 +38,7 @@ pub mod wasm_export;
 use error::Error;
 use operators::{
     interval_join::IntervalJoin, regular_join::RegularJoin, split::Split,
-    sql_interval_join::SqlIntervalJoin, window::WindowOperator,
+    sql_interval_join::SqlIntervalJoin, window::WindowOperator, window_tvf_join::WindowTvfJoin,
 };
 use plan::{Limits, Plan};
 use result::RunResult;
@@ -54,8 +55,8 @@ pub fn run_plan(plan: &Plan, opts: &RunOptions) -> Result<RunOutput, Error> {
         OperatorKind::SqlIntervalJoin => sim::simulate::<SqlIntervalJoin>(plan, opts),
         OperatorKind::RegularJoin => sim::simulate::<RegularJoin>(plan, opts),
         OperatorKind::Split => sim::simulate::<Split>(plan, opts),
+        OperatorKind::WindowTvfJoin => sim::simulate::<WindowTvfJoin>(plan, opts),
         OperatorKind::WindowTvfAggregate
-        | OperatorKind::WindowTvfJoin
         | OperatorKind::TemporalJoin
         | OperatorKind::LookupJoin => Err(not_simulated(plan)),
     }
@@ -83,8 +84,10 @@ pub fn run_plan_draining(
             sim::simulate_draining::<RegularJoin>(plan, opts, chunk, consumer)
         }
         OperatorKind::Split => sim::simulate_draining::<Split>(plan, opts, chunk, consumer),
+        OperatorKind::WindowTvfJoin => {
+            sim::simulate_draining::<WindowTvfJoin>(plan, opts, chunk, consumer)
+        }
         OperatorKind::WindowTvfAggregate
-        | OperatorKind::WindowTvfJoin
         | OperatorKind::TemporalJoin
         | OperatorKind::LookupJoin => Err(not_simulated(plan)),
     }

@@ -559,8 +559,8 @@ fn validate_job(sc: &Scenario) -> Result<(), Error> {
                 return Err(Error::config("job.interval.lower", format!("lower bound {} is greater than upper bound {} (IntervalJoinOperator requires lower <= upper)", iv.lower.0, iv.upper.0)));
             }
         }
+        OperatorKind::WindowTvfJoin => validate_window_join(sc)?,
         OperatorKind::WindowTvfAggregate
-        | OperatorKind::WindowTvfJoin
         | OperatorKind::TemporalJoin
         | OperatorKind::LookupJoin => {
             return Err(Error::config(
@@ -614,4 +614,108 @@ fn validate_job(sc: &Scenario) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// The SQL window join's settings. A query Flink 2.3 does not plan as a window join is an
+/// error here, with the text the planner gives for it: `WindowJoinUtil
+/// .excludeWindowStartEqualityAndEndEqualityFromJoinInfoPairs` (flink-table-planner 2.3.0)
+/// logs it as a warning and the join then becomes a regular join over the windowed rows
+/// (checked on Flink 2.3.0: `EXPLAIN` shows `Join`, not `WindowJoin`), which this operator is
+/// not.
+fn validate_window_join(sc: &Scenario) -> Result<(), Error> {
+    use crate::scenario::WindowColumns;
+    use crate::tvf::{spec_string, Tvf};
+    let job = &sc.job;
+    Tvf::of(&job.tvf, "job.tvf").map_err(|(f, m)| Error::config(f, m))?;
+    let fallback = "Flink 2.3 then plans no window join (WindowJoinUtil logs this as a warning) but a regular join of the windowed rows, which emits at once instead of when the window closes; that plan is not simulated here";
+    if let Some(right) = &job.sql.right_tvf {
+        Tvf::of(right, "job.sql.right_tvf").map_err(|(f, m)| Error::config(f, m))?;
+        if *right != job.tvf {
+            return Err(Error::config(
+                "job.sql.right_tvf",
+                format!(
+                    "Currently, window join doesn't support different window table function of left and right inputs.\nThe left window table function is {}.\nThe right window table function is {}.\n({fallback}.)",
+                    spec_string(&job.tvf),
+                    spec_string(right)
+                ),
+            ));
+        }
+    }
+    if job.sql.window_columns != WindowColumns::Both {
+        return Err(Error::config(
+            "job.sql.window_columns",
+            format!(
+                "Currently, window join requires JOIN ON condition must contain both window starts equality of input tables and window ends equality of input tables.\nBut the current JOIN ON condition is {}.\n({fallback}.)",
+                window_join_condition(sc)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The join condition as the planner prints it (`ExpressionFormat.Infix` over the join's
+/// input fields: the left table's columns and `window_start`, `window_end`, `window_time`,
+/// then the right ones, names made unique by Calcite with a numeric suffix).
+pub fn window_join_condition(sc: &Scenario) -> String {
+    use crate::scenario::WindowColumns;
+    let col = |s: &crate::scenario::StreamSpec, name: &Option<String>| {
+        name.as_ref().map(|n| n.trim().to_string()).or_else(|| {
+            s.columns
+                .first()
+                .map(|c| c.split(':').next().unwrap_or("").trim().to_string())
+        })
+    };
+    let fields = |s: &crate::scenario::StreamSpec| -> Vec<String> {
+        s.columns
+            .iter()
+            .map(|c| c.split(':').next().unwrap_or("").trim().to_string())
+            .chain(["window_start", "window_end", "window_time"].map(String::from))
+            .collect()
+    };
+    let (left, right) = match (sc.streams.first(), sc.streams.get(1)) {
+        (Some(l), Some(r)) => (l, r),
+        _ => return "TRUE".into(),
+    };
+    let lf = fields(left);
+    let mut taken: Vec<String> = lf.clone();
+    // Calcite's SqlValidatorUtil.uniquify: a clashing name gets the first free suffix 0, 1, …
+    let unique = |n: &str, taken: &mut Vec<String>| {
+        let mut out = n.to_string();
+        let mut i = 0;
+        while taken.contains(&out) {
+            out = format!("{n}{i}");
+            i += 1;
+        }
+        taken.push(out.clone());
+        out
+    };
+    let rf: Vec<String> = fields(right)
+        .iter()
+        .map(|n| unique(n, &mut taken))
+        .collect();
+    let rname = |n: &str| {
+        fields(right)
+            .iter()
+            .position(|f| f == n)
+            .map(|i| rf[i].clone())
+            .unwrap_or_else(|| n.to_string())
+    };
+    let mut conds = Vec::new();
+    let wc = sc.job.sql.window_columns;
+    if wc != WindowColumns::EndOnly {
+        conds.push(format!("(window_start = {})", rname("window_start")));
+    }
+    if wc != WindowColumns::StartOnly {
+        conds.push(format!("(window_end = {})", rname("window_end")));
+    }
+    if let (Some(lk), Some(rk)) = (col(left, &left.key), col(right, &right.key)) {
+        if left.key.is_some() && right.key.is_some() {
+            conds.push(format!("({lk} = {})", rname(&rk)));
+        }
+    }
+    match conds.len() {
+        0 => "true".into(),
+        1 => conds.remove(0),
+        _ => format!("({})", conds.join(" AND ")),
+    }
 }

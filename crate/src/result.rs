@@ -552,6 +552,11 @@ fn late_message(
                 )
             }
         }
+        LateRule::WindowTvfJoin { window: (s, e) } => format!(
+            "window [{s}, {e}) already fired: window_end − 1 = {} <= watermark {wm} of {op} subtask {} (the row's copy for this window is dropped)",
+            e.saturating_sub(1),
+            subtask.0
+        ),
     };
     if let Some(o) = origin {
         m.push_str(&format!(

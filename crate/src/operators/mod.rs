@@ -10,6 +10,7 @@ pub mod regular_join;
 pub mod split;
 pub mod sql_interval_join;
 pub mod window;
+pub mod window_tvf_join;
 
 use crate::parse::{RowKind, Side};
 use crate::partition::SubtaskIndex;
@@ -88,6 +89,10 @@ pub enum LateRule {
         allowed_lateness: i64,
         windows: Vec<(i64, i64)>,
     },
+    /// `WindowJoinHelper.processElement` (SQL window join): the copy of the row for `window`
+    /// is dropped because `isWindowFired` (`window_end - 1 <= watermark`); counted in
+    /// `left/rightNumLateRecordsDropped`, no side output.
+    WindowTvfJoin { window: (i64, i64) },
 }
 
 /// A late row, dropped or sent to a late side output.
