@@ -79,7 +79,7 @@ def sh(cmd, **kw):
 
 def prepare(case, args, java_dir):
     """Export the job, run the engine, check the golden file."""
-    sql = case.operator in ("sql_interval_join", "regular_join")
+    sql = case.operator in ("sql_interval_join", "regular_join", "window_tvf_join")
     r = sh([args.joinlab, "export", case.path, "--flink-sql" if sql else "--flink-java", "--class", case.cls])
     if r.returncode != 0:
         case.error = "export failed: " + r.stderr.strip()
@@ -177,7 +177,7 @@ def shrink(case, args, java_dir, work):
     p = os.path.join(work, case.name + ".pinned.json")
     json.dump(base, open(p, "w"), indent=2)
     cls = case.cls + "_s"
-    sql = case.operator in ("sql_interval_join", "regular_join")
+    sql = case.operator in ("sql_interval_join", "regular_join", "window_tvf_join")
     r = sh([args.joinlab, "export", p, "--flink-sql" if sql else "--flink-java", "--class", cls])
     if r.returncode != 0:
         return None
@@ -305,6 +305,7 @@ def main():
     ap.add_argument("--shrink-seconds", type=int, default=900)
     ap.add_argument("--no-shrink", action="store_true")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--operator", default=None, help="random scenarios of this operator only (joinlab gen --operator)")
     args = ap.parse_args()
     t_start = time.time()
     if args.seed is None:
@@ -324,7 +325,8 @@ def main():
                 cases.append(Case(p, "gallery"))
     if args.random:
         rdir = os.path.join(work, "random")
-        r = sh([args.joinlab, "gen", "--seed", str(args.seed), "--count", str(args.random), "--out", rdir])
+        r = sh([args.joinlab, "gen", "--seed", str(args.seed), "--count", str(args.random), "--out", rdir]
+               + (["--operator", args.operator] if args.operator else []))
         if r.returncode != 0:
             log(r.stderr)
             sys.exit(1)

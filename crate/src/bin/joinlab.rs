@@ -6,7 +6,7 @@
 //! joinlab check FILE...                 compare each scenario with its expected output
 //! joinlab export FILE --flink-java|--flink-sql [--class NAME] [--data]   print a runnable Flink job
 //!                                       (--data: only its rows and events, for `--data FILE`)
-//! joinlab gen --seed S --count N --out DIR   write N random scenarios (conformance suite)
+//! joinlab gen --seed S --count N --out DIR [--operator OP]   write N random scenarios (conformance suite)
 //! ```
 
 use joinlab::result::{RowRef, RunResult};
@@ -19,7 +19,7 @@ const USAGE: &str = "usage:
   joinlab bless FILE...
   joinlab check FILE...
   joinlab export FILE --flink-java|--flink-sql [--class NAME]
-  joinlab gen --seed S --count N --out DIR";
+  joinlab gen --seed S --count N --out DIR [--operator window_tvf_join]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -271,8 +271,15 @@ fn export_cmd(cmd: &str, args: &[String]) -> Result<(), String> {
         let (seed, count) = (num("--seed")?, num("--count")?);
         let dir = value("--out").ok_or("gen needs --out DIR")?;
         std::fs::create_dir_all(&dir).map_err(|e| format!("{dir}: {e}"))?;
+        // `--operator NAME`: one operator's own generator.
+        let generator: fn(u64, usize) -> joinlab::scenario::Scenario =
+            match value("--operator").as_deref() {
+                None => export::gen::scenario,
+                Some("window_tvf_join") => export::gen_window_join::scenario,
+                Some(other) => return Err(format!("gen --operator: no generator for {other:?}")),
+            };
         for i in 0..count as usize {
-            let sc = export::gen::scenario(seed, i);
+            let sc = generator(seed, i);
             let path = Path::new(&dir).join(format!("random-{seed}-{i:04}.json"));
             std::fs::write(&path, sc.to_pretty_json() + "\n")
                 .map_err(|e| format!("{}: {e}", path.display()))?;

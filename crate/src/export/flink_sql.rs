@@ -21,7 +21,7 @@ fn q(name: &str) -> String {
 
 /// `INTERVAL '…' …` for a number of milliseconds (the sign is the caller's). Flink 2.3 accepts
 /// a leading precision of at most 3 for `SECOND(p, 3)` and `DAY(p)`.
-fn interval(ms: i64) -> Result<String, Error> {
+pub(crate) fn interval(ms: i64) -> Result<String, Error> {
     let ms = ms.unsigned_abs();
     Ok(if ms.is_multiple_of(3_600_000) && ms / 3_600_000 < 100 {
         format!("INTERVAL '{}' HOUR", ms / 3_600_000)

@@ -17,7 +17,9 @@
 
 pub mod flink_java;
 pub mod flink_sql;
+pub mod flink_sql_window_join;
 pub mod gen;
+pub mod gen_window_join;
 
 use crate::error::Error;
 use crate::parse::Side;
@@ -71,6 +73,9 @@ pub fn export_named(
     }
     let plan = plan::build(scenario, Limits::default())?;
     match (plan.operator.is_sql(), kind) {
+        (true, _) if plan.operator == OperatorKind::WindowTvfJoin => {
+            flink_sql_window_join::generate(&plan, class_name)
+        }
         (true, _) => flink_sql::generate(&plan, class_name),
         (false, ExportKind::FlinkJava) => flink_java::generate(&plan, class_name),
         (false, ExportKind::FlinkSql) => Err(Error::config(

@@ -103,6 +103,7 @@
             SENT.clear();
             OP_IN.clear();
             OP_WM.clear();
+            OP_LATE.clear();
             FINISHED = false;
             paced = null;
         }
@@ -113,6 +114,13 @@
         static final Map<Integer, Counter> OP_IN = new ConcurrentHashMap<>();
         static final Map<Integer, Gauge<?>> OP_WM = new ConcurrentHashMap<>();
         static volatile boolean FINISHED;
+        /**
+         * How many records one data row of a stream becomes before it reaches the operator (a
+         * window TVF emits one copy per window); the pacer waits for that many.
+         */
+        static java.util.function.ToLongBiFunction<Integer, Row> ROW_WEIGHT = (s, r) -> 1;
+        /** The operator's late-record counters ({@code ...NumLateRecordsDropped}), by "subtask|name". */
+        static final Map<String, Counter> OP_LATE = new ConcurrentHashMap<>();
         static volatile long START_NS;
         static final long WAIT_MS = Long.getLong("joinlab.wait.ms", 5000L);
 
@@ -261,6 +269,9 @@
                     Thread.sleep(2);
                 }
             }
+            for (Map.Entry<String, Counter> e : new java.util.TreeMap<>(OP_LATE).entrySet()) {
+                System.out.println("JL|LATECOUNT|" + e.getKey() + "|" + e.getValue().getCount());
+            }
             System.out.println("JL|TIME|job|" + (System.nanoTime() - t0) / 1_000_000);
         }
 
@@ -296,7 +307,7 @@
             private void awaitEvent(int i) throws Exception {
                 waitFor(() -> DONE.get() >= i + 1, () -> "assigner " + EV_ASG[i] + " of " + STREAM_NAMES[EV_STREAM[i]] + " did not take event " + i);
                 if (EV_KIND[i] == DATA) {
-                    rowsSent++;
+                    rowsSent += ROW_WEIGHT.applyAsLong(EV_STREAM[i], ROWS[EV_STREAM[i]][EV_ROW[i]]);
                 }
                 if (SHAPE == CHAINED) {
                     return; // the operator runs in the assigner's thread
@@ -460,6 +471,8 @@
                 }
                 if (name.equals("numRecordsIn") && metric instanceof Counter) {
                     OP_IN.put(Integer.parseInt(sub), (Counter) metric);
+                } else if (name.endsWith("NumLateRecordsDropped") && metric instanceof Counter) {
+                    OP_LATE.put(sub + "|" + name, (Counter) metric);
                 } else if (name.equals("currentOutputWatermark") && metric instanceof Gauge) {
                     OP_WM.put(Integer.parseInt(sub), (Gauge<?>) metric);
                 }
