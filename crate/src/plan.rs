@@ -653,65 +653,26 @@ fn validate_window_join(sc: &Scenario) -> Result<(), Error> {
     Ok(())
 }
 
-/// The join condition as the planner prints it (`ExpressionFormat.Infix` over the join's
-/// input fields: the left table's columns and `window_start`, `window_end`, `window_time`,
-/// then the right ones, names made unique by Calcite with a numeric suffix).
+/// The join condition as the planner prints it in that warning: `ExpressionFormat.Infix` over
+/// the join's input fields, which are the left input's names followed by the right input's
+/// names as they are (no suffixes), so both sides print alike:
+/// `((window_start = window_start) AND (order_id = order_id))` (seen on Flink 2.3.0).
 pub fn window_join_condition(sc: &Scenario) -> String {
     use crate::scenario::WindowColumns;
-    let col = |s: &crate::scenario::StreamSpec, name: &Option<String>| {
-        name.as_ref().map(|n| n.trim().to_string()).or_else(|| {
-            s.columns
-                .first()
-                .map(|c| c.split(':').next().unwrap_or("").trim().to_string())
-        })
-    };
-    let fields = |s: &crate::scenario::StreamSpec| -> Vec<String> {
-        s.columns
-            .iter()
-            .map(|c| c.split(':').next().unwrap_or("").trim().to_string())
-            .chain(["window_start", "window_end", "window_time"].map(String::from))
-            .collect()
-    };
-    let (left, right) = match (sc.streams.first(), sc.streams.get(1)) {
-        (Some(l), Some(r)) => (l, r),
-        _ => return "TRUE".into(),
-    };
-    let lf = fields(left);
-    let mut taken: Vec<String> = lf.clone();
-    // Calcite's SqlValidatorUtil.uniquify: a clashing name gets the first free suffix 0, 1, …
-    let unique = |n: &str, taken: &mut Vec<String>| {
-        let mut out = n.to_string();
-        let mut i = 0;
-        while taken.contains(&out) {
-            out = format!("{n}{i}");
-            i += 1;
-        }
-        taken.push(out.clone());
-        out
-    };
-    let rf: Vec<String> = fields(right)
-        .iter()
-        .map(|n| unique(n, &mut taken))
-        .collect();
-    let rname = |n: &str| {
-        fields(right)
-            .iter()
-            .position(|f| f == n)
-            .map(|i| rf[i].clone())
-            .unwrap_or_else(|| n.to_string())
-    };
+    let key = |s: &crate::scenario::StreamSpec| s.key.as_ref().map(|k| k.trim().to_string());
     let mut conds = Vec::new();
     let wc = sc.job.sql.window_columns;
     if wc != WindowColumns::EndOnly {
-        conds.push(format!("(window_start = {})", rname("window_start")));
+        conds.push("(window_start = window_start)".to_string());
     }
     if wc != WindowColumns::StartOnly {
-        conds.push(format!("(window_end = {})", rname("window_end")));
+        conds.push("(window_end = window_end)".to_string());
     }
-    if let (Some(lk), Some(rk)) = (col(left, &left.key), col(right, &right.key)) {
-        if left.key.is_some() && right.key.is_some() {
-            conds.push(format!("({lk} = {})", rname(&rk)));
-        }
+    if let (Some(l), Some(r)) = (
+        sc.streams.first().and_then(key),
+        sc.streams.get(1).and_then(key),
+    ) {
+        conds.push(format!("({l} = {r})"));
     }
     match conds.len() {
         0 => "true".into(),

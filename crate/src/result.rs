@@ -336,6 +336,10 @@ pub struct RunResult {
     /// What happened to every row, in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verdicts: Option<Vec<crate::verdict::Verdict>>,
+    /// SQL window join: the windows the TVF gives each row (indexed by row id, in the order
+    /// Flink's assigner returns them), for the timeline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tvf_windows: Option<Vec<Vec<[i64; 2]>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<Vec<Step>>,
 }
@@ -490,6 +494,23 @@ impl RunResult {
                     .collect()
             }),
             verdicts,
+            tvf_windows: (detail && plan.operator == OperatorKind::WindowTvfJoin)
+                .then(|| {
+                    crate::tvf::Tvf::of(&plan.scenario.job.tvf, "job.tvf")
+                        .ok()
+                        .map(|t| {
+                            plan.rows
+                                .iter()
+                                .map(|r| {
+                                    r.ts.map(|ts| {
+                                        t.assign(ts).into_iter().map(|(s, e)| [s, e]).collect()
+                                    })
+                                    .unwrap_or_default()
+                                })
+                                .collect()
+                        })
+                })
+                .flatten(),
             trace: detail.then_some(out.steps),
         }
     }
