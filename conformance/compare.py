@@ -85,7 +85,8 @@ def flink_records(lines):
             sub, k, ts, left, right, w = int(f[2]), f[3], f[4], f[5], f[6], f[7]
             ts = None if ts == "-" else int(ts)
             win = None if w == "-" else [int(x) for x in w.split(",")]
-            out["outputs"].append((sub, (k, norm(ts), norm(parse_value(left)), norm(parse_value(right)), norm(win))))
+            step = int(f[8]) if len(f) > 8 and f[8].lstrip("-").isdigit() else None
+            out["outputs"].append((sub, (k, norm(ts), norm(parse_value(left)), norm(parse_value(right)), norm(win), step)))
         elif kind == "WIN":
             sub = int(f[2])
             key = parse_value(f[3])
@@ -135,6 +136,16 @@ def compare(engine, flink_lines, compare_firing=True):
     # multiset; everything before it, in order.
     p = engine.get("parallelism", 1)
     several_channels = p > 1 or engine.get("operator") in ("window_join", "interval_join", "sql_interval_join", "regular_join", "window_tvf_join")
+    # The step of each output: the job prints the pacer's event index with each result (the
+    # SQL window join's job does). Without periodic watermark emission, the engine's steps are
+    # the arrivals and the end of input, one to one with the pacer's events, so the steps are
+    # compared; otherwise (or for jobs that print none) they are left out.
+    periodic = any(w.get("interval", 0) > 0 for w in engine.get("settings", {}).get("watermarks", []))
+    flink_steps = any(r[5] is not None for _, r in got["outputs"])
+    if flink_steps and not periodic:
+        want["outputs"] = [(s, r + (o.get("step"),), f) for (s, r, f), o in zip(want["outputs"], engine.get("outputs", []))]
+    else:
+        got["outputs"] = [(s, r[:5]) for s, r in got["outputs"]]
     if engine.get("operator") == "window_tvf_join":
         # The SQL window join has no late side output: Flink only counts the dropped copies
         # (WindowJoinHelper: leftNumLateRecordsDropped / rightNumLateRecordsDropped), so the

@@ -177,7 +177,9 @@ impl Tvf {
             if o == 0 {
                 String::new()
             } else if o < 0 {
-                format!(", -{}", interval(o))
+                // A signed literal (`INTERVAL -'1' SECOND`): Flink wants a constant, and
+                // `-INTERVAL …` is an expression ("Only constant window descriptors").
+                format!(", {}", interval(o).replacen("INTERVAL ", "INTERVAL -", 1))
             } else {
                 format!(", {}", interval(o))
             }

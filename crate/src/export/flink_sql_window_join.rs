@@ -245,7 +245,7 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
     );
     let _ = writeln!(
         c,
-        "            out.collect(\"JL|OUT|\" + Rt.subtask(getRuntimeContext()) + \"|\" + row.getKind().shortString() + \"|-|\" + part(row, 0, leftColumns) + \"|\" + right + \"|\" + window);"
+        "            out.collect(\"JL|OUT|\" + Rt.subtask(getRuntimeContext()) + \"|\" + row.getKind().shortString() + \"|-|\" + part(row, 0, leftColumns) + \"|\" + right + \"|\" + window + \"|\" + Rt.CURRENT_EVENT);"
     );
     let _ = writeln!(c, "        }}");
     let _ = writeln!(c, "    }}\n");

@@ -119,6 +119,12 @@
          * window TVF emits one copy per window); the pacer waits for that many.
          */
         static java.util.function.ToLongBiFunction<Integer, Row> ROW_WEIGHT = (s, r) -> 1;
+        /**
+         * The index of the event being taken in (N: the end of input). The pacer moves on only
+         * once an event has been processed, so a result printed by a function chained to the
+         * operator belongs to this event.
+         */
+        static volatile int CURRENT_EVENT;
         /** The operator's late-record counters ({@code ...NumLateRecordsDropped}), by "subtask|name". */
         static final Map<String, Counter> OP_LATE = new ConcurrentHashMap<>();
         static volatile long START_NS;
@@ -289,6 +295,7 @@
                 if (i > 0) {
                     awaitEvent(i - 1);
                 }
+                CURRENT_EVENT = i;
                 if (i == 0) {
                     START_NS = System.nanoTime();
                 }
