@@ -423,6 +423,8 @@ mod tests {
         use crate::scenario::JoinType;
         use std::collections::BTreeMap;
         type Out = (Option<u32>, Option<u32>, (i64, i64));
+        /// (key, window) -> (left rows, right rows).
+        type Groups = BTreeMap<(u32, (i64, i64)), (Vec<u32>, Vec<u32>)>;
         for i in 0..300 {
             let sc = crate::export::gen_window_join::scenario(11, i);
             let plan = crate::plan::build(&sc, crate::plan::Limits::default()).expect("plan");
@@ -440,7 +442,7 @@ mod tests {
                 })
                 .collect();
             // (key, window) -> (lefts, rights), rows in arrival order.
-            let mut groups: BTreeMap<(u32, (i64, i64)), (Vec<u32>, Vec<u32>)> = BTreeMap::new();
+            let mut groups: Groups = BTreeMap::new();
             for a in &plan.arrivals {
                 if let crate::plan::Arrival::Row(id) = a {
                     let row = plan.row(*id);
