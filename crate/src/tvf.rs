@@ -86,7 +86,7 @@ impl Tvf {
                 if slide <= 0 || size <= 0 {
                     return err("slide", "SlidingWindowAssigner parameters must satisfy slide > 0 and size > 0".into());
                 }
-                if (size + slide - 1) / slide > MAX_WINDOWS_PER_ROW {
+                if size / slide + i64::from(size % slide != 0) > MAX_WINDOWS_PER_ROW {
                     return err(
                         "slide",
                         format!("size/slide puts every row in more than {MAX_WINDOWS_PER_ROW} windows (this playground's limit)"),

@@ -334,7 +334,7 @@ fn tvf_join_verdict(
             parts.push(format!(
                 "dropped for window {w}: it had already fired at watermark {} (window_end − 1 = {} <= watermark)",
                 l.watermark,
-                e - 1
+                e.saturating_sub(1)
             ));
             continue;
         }
@@ -387,7 +387,7 @@ fn tvf_join_verdict(
         } else if buffered {
             parts.push(format!(
                 "still in window {w}'s state: the watermark never reached {}",
-                e - 1
+                e.saturating_sub(1)
             ));
         } else {
             parts.push(format!(
