@@ -6,7 +6,7 @@
 //! joinlab check FILE...                 compare each scenario with its expected output
 //! joinlab export FILE --flink-java|--flink-sql [--class NAME] [--data]   print a runnable Flink job
 //!                                       (--data: only its rows and events, for `--data FILE`)
-//! joinlab gen --seed S --count N --out DIR [--operator OP]   write N random scenarios (conformance suite)
+//! joinlab gen --seed S --count N --out DIR   write N random scenarios (conformance suite)
 //! ```
 
 use joinlab::result::{RowRef, RunResult};
@@ -19,7 +19,7 @@ const USAGE: &str = "usage:
   joinlab bless FILE...
   joinlab check FILE...
   joinlab export FILE --flink-java|--flink-sql [--class NAME]
-  joinlab gen --seed S --count N --out DIR [--operator window_tvf_join]";
+  joinlab gen --seed S --count N --out DIR";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
