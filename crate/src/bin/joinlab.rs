@@ -276,7 +276,12 @@ fn export_cmd(cmd: &str, args: &[String]) -> Result<(), String> {
             match value("--operator").as_deref() {
                 None => export::gen::scenario,
                 Some("window_tvf_join") => export::gen_window_join::scenario,
-                Some(other) => return Err(format!("gen --operator: no generator for {other:?}")),
+                Some(other) => {
+                    // `?` converts the message into the command's error type.
+                    let unknown: Result<fn(u64, usize) -> joinlab::scenario::Scenario, String> =
+                        Err(format!("gen --operator: no generator for {other:?}"));
+                    unknown?
+                }
             };
         for i in 0..count as usize {
             let sc = generator(seed, i);
