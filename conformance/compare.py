@@ -43,7 +43,7 @@ def row(r):
 def engine_records(e):
     """The engine's result as {category: [(subtask, record, final)]} in emission order; `final`
     marks what the end of input (the final watermark) produced."""
-    sql = e["operator"] in ("sql_interval_join", "regular_join", "temporal_join", "lookup_join")
+    sql = e["operator"] in ("sql_interval_join", "regular_join", "temporal_join", "lookup_join", "window_tvf_join")
     last = e.get("steps", 0) - 1
     late_tags = set()
     out = {"outputs": [], "windows": [], "late": [], "side": []}
@@ -93,7 +93,8 @@ def flink_records(lines):
             sub, k, ts, left, right, w = int(f[2]), f[3], f[4], f[5], f[6], f[7]
             ts = None if ts == "-" else int(ts)
             win = None if w == "-" else [int(x) for x in w.split(",")]
-            out["outputs"].append((sub, (k, norm(ts), norm(parse_value(left)), norm(parse_value(right)), norm(win))))
+            step = int(f[8]) if len(f) > 8 and f[8].lstrip("-").isdigit() else None
+            out["outputs"].append((sub, (k, norm(ts), norm(parse_value(left)), norm(parse_value(right)), norm(win), step)))
         elif kind == "WIN":
             sub = int(f[2])
             key = parse_value(f[3])
@@ -110,6 +111,11 @@ def flink_records(lines):
             out["values"].append((sub, (k, norm(json.loads(vals)), step)))
         elif kind == "LATEDROP":
             out["latedrop"][int(f[2])] = int(f[3])
+        elif kind == "LATECOUNT":
+            # An operator's late counter at the end: JL|LATECOUNT|subtask|metric name|count.
+            n = int(f[4])
+            if n:
+                out.setdefault("late_counts", []).append((int(f[2]), (f[3], float(n))))
         elif kind == "WARN":
             info["warnings"].append("|".join(f[2:]))
         elif kind == "END":
@@ -142,7 +148,28 @@ def compare(engine, flink_lines, compare_firing=True):
     # order that differs from run to run. What the end of input emits is then compared as a
     # multiset; everything before it, in order.
     p = engine.get("parallelism", 1)
-    several_channels = p > 1 or engine.get("operator") in ("window_join", "interval_join", "sql_interval_join", "regular_join", "temporal_join")
+    several_channels = p > 1 or engine.get("operator") in ("window_join", "interval_join", "sql_interval_join", "regular_join", "temporal_join", "window_tvf_join")
+    # The step of each output: the job prints the pacer's event index with each result (the
+    # SQL window join's job does). Without periodic watermark emission, the engine's steps are
+    # the arrivals and the end of input, one to one with the pacer's events, so the steps are
+    # compared; otherwise (or for jobs that print none) they are left out.
+    periodic = any(w.get("interval", 0) > 0 for w in engine.get("settings", {}).get("watermarks", []))
+    flink_steps = any(r[5] is not None for _, r in got["outputs"])
+    if flink_steps and not periodic:
+        want["outputs"] = [(s, r + (o.get("step"),), f) for (s, r, f), o in zip(want["outputs"], engine.get("outputs", []))]
+    else:
+        got["outputs"] = [(s, r[:5]) for s, r in got["outputs"]]
+    if engine.get("operator") == "window_tvf_join":
+        # The SQL window join has no late side output: Flink only counts the dropped copies
+        # (WindowJoinHelper: leftNumLateRecordsDropped / rightNumLateRecordsDropped), so the
+        # engine's late copies are compared as those counts per subtask.
+        names = [s["name"] for s in engine.get("streams", [])]
+        counts = Counter()
+        for sub, rec, _ in want["late"]:
+            side = "left" if names and rec[0] == names[0] else "right"
+            counts[(sub, side + "NumLateRecordsDropped")] += 1
+        want["late"] = [(sub, (name, float(n)), False) for (sub, name), n in sorted(counts.items())]
+        got["late"] = sorted(got.get("late_counts", []))
     status = "match"
     if engine.get("operator") == "window_tvf_aggregate":
         # Flink drops late rows silently: compare its drop counter with the engine's drops,

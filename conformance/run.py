@@ -79,7 +79,7 @@ def sh(cmd, **kw):
 
 def prepare(case, args, java_dir):
     """Export the job, run the engine, check the golden file."""
-    sql = case.operator in ("sql_interval_join", "regular_join", "temporal_join", "lookup_join")
+    sql = case.operator in ("sql_interval_join", "regular_join", "temporal_join", "lookup_join", "window_tvf_join")
     r = sh([args.joinlab, "export", case.path, "--flink-sql" if sql else "--flink-java", "--class", case.cls])
     if r.returncode != 0:
         case.error = "export failed: " + r.stderr.strip()
@@ -177,7 +177,7 @@ def shrink(case, args, java_dir, work):
     p = os.path.join(work, case.name + ".pinned.json")
     json.dump(base, open(p, "w"), indent=2)
     cls = case.cls + "_s"
-    sql = case.operator in ("sql_interval_join", "regular_join", "temporal_join", "lookup_join")
+    sql = case.operator in ("sql_interval_join", "regular_join", "temporal_join", "lookup_join", "window_tvf_join")
     r = sh([args.joinlab, "export", p, "--flink-sql" if sql else "--flink-java", "--class", cls])
     if r.returncode != 0:
         return None
@@ -307,6 +307,7 @@ def main():
     ap.add_argument("--shrink-seconds", type=int, default=900)
     ap.add_argument("--no-shrink", action="store_true")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--operator", default=None, help="random scenarios of this operator only (joinlab gen --operator)")
     args = ap.parse_args()
     t_start = time.time()
     if args.seed is None:

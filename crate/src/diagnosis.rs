@@ -1242,7 +1242,9 @@ fn late_rows(plan: &Plan, out: &RunOutput, causes: &mut Vec<Finding>) {
                                 .unwrap_or(0);
                             l.watermark.0.saturating_sub(max_ts).saturating_add(1)
                         }
-                        LateRule::IntervalJoin | LateRule::WindowTvf { .. } => behind(l) + 1,
+                        LateRule::IntervalJoin
+                        | LateRule::WindowTvf { .. }
+                        | LateRule::WindowTvfJoin { .. } => behind(l) + 1,
                     })
                     .max()
                     .unwrap_or(1)
@@ -1255,7 +1257,9 @@ fn late_rows(plan: &Plan, out: &RunOutput, causes: &mut Vec<Finding>) {
             }
             // The SQL window aggregation has no allowed lateness
             // (SlicingWindowProcessor drops what `isWindowFired` says): a larger delay.
-            LateRule::IntervalJoin | LateRule::WindowTvf { .. } => {
+            LateRule::IntervalJoin
+            | LateRule::WindowTvf { .. }
+            | LateRule::WindowTvfJoin { .. } => {
                 let from_rows = rows.iter().all(|l| {
                     l.origin
                         .as_ref()

@@ -25,6 +25,7 @@ pub mod time;
 pub mod timers;
 pub mod trace;
 pub mod trace_window;
+pub mod tvf;
 pub mod value;
 pub mod verdict;
 pub mod versions;
@@ -42,7 +43,7 @@ use error::Error;
 use operators::{
     interval_join::IntervalJoin, lookup_join::LookupJoin, regular_join::RegularJoin, split::Split,
     sql_interval_join::SqlIntervalJoin, temporal_join::TemporalJoin, window::WindowOperator,
-    window_tvf_aggregate::WindowTvfAggregate,
+    window_tvf_aggregate::WindowTvfAggregate, window_tvf_join::WindowTvfJoin,
 };
 use plan::{Limits, Plan};
 use result::RunResult;
@@ -62,7 +63,7 @@ pub fn run_plan(plan: &Plan, opts: &RunOptions) -> Result<RunOutput, Error> {
         OperatorKind::TemporalJoin => sim::simulate::<TemporalJoin>(plan, opts),
         OperatorKind::LookupJoin => sim::simulate::<LookupJoin>(plan, opts),
         OperatorKind::WindowTvfAggregate => sim::simulate::<WindowTvfAggregate>(plan, opts),
-        OperatorKind::WindowTvfJoin => Err(not_simulated(plan)),
+        OperatorKind::WindowTvfJoin => sim::simulate::<WindowTvfJoin>(plan, opts),
     }
 }
 
@@ -97,15 +98,10 @@ pub fn run_plan_draining(
         OperatorKind::WindowTvfAggregate => {
             sim::simulate_draining::<WindowTvfAggregate>(plan, opts, chunk, consumer)
         }
-        OperatorKind::WindowTvfJoin => Err(not_simulated(plan)),
+        OperatorKind::WindowTvfJoin => {
+            sim::simulate_draining::<WindowTvfJoin>(plan, opts, chunk, consumer)
+        }
     }
-}
-
-fn not_simulated(plan: &Plan) -> Error {
-    Error::config(
-        "job.operator",
-        format!("{:?} is not simulated yet", plan.operator),
-    )
 }
 
 /// Runs a scenario: parse and validate it, simulate it, and build the result. With `trace`,

@@ -372,6 +372,10 @@ pub struct RunResult {
     /// What happened to every row, in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verdicts: Option<Vec<crate::verdict::Verdict>>,
+    /// SQL window join: the windows the TVF gives each row (indexed by row id, in the order
+    /// Flink's assigner returns them), for the timeline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tvf_windows: Option<Vec<Vec<[i64; 2]>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<Vec<Step>>,
 }
@@ -556,6 +560,23 @@ impl RunResult {
             }),
             versions: crate::versions::spans(plan),
             verdicts,
+            tvf_windows: (detail && plan.operator == OperatorKind::WindowTvfJoin)
+                .then(|| {
+                    crate::tvf::Tvf::of(&plan.scenario.job.tvf, "job.tvf")
+                        .ok()
+                        .map(|t| {
+                            plan.rows
+                                .iter()
+                                .map(|r| {
+                                    r.ts.map(|ts| {
+                                        t.assign(ts).into_iter().map(|(s, e)| [s, e]).collect()
+                                    })
+                                    .unwrap_or_default()
+                                })
+                                .collect()
+                        })
+                })
+                .flatten(),
             trace: detail.then_some(out.steps),
         }
     }
@@ -636,6 +657,11 @@ fn late_message(
                 )
             }
         }
+        LateRule::WindowTvfJoin { window: (s, e) } => format!(
+            "window [{s}, {e}) already fired: window_end − 1 = {} <= watermark {wm} of {op} subtask {} (the row's copy for this window is dropped)",
+            e.saturating_sub(1),
+            subtask.0
+        ),
     };
     if let Some(o) = origin {
         m.push_str(&format!(

@@ -388,6 +388,27 @@ pub struct SqlSpec {
     /// `table.exec.interval-join.min-cleanup-interval` (default 0).
     #[serde(default, skip_serializing_if = "is_default")]
     pub min_cleanup: Millis,
+    /// Window join: which window columns the `ON` condition equates. Flink plans a window join
+    /// only when both are there.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub window_columns: WindowColumns,
+    /// Window join: the right input's TVF, when it differs from `job.tvf` (the left one).
+    /// Flink plans a window join only when both inputs use the same window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub right_tvf: Option<TvfSpec>,
+}
+
+/// Which window columns a window join's `ON` condition equates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowColumns {
+    /// `L.window_start = R.window_start AND L.window_end = R.window_end`.
+    #[default]
+    Both,
+    /// Only `L.window_start = R.window_start`.
+    StartOnly,
+    /// Only `L.window_end = R.window_end`.
+    EndOnly,
 }
 
 /// Tags of late-data side outputs; `None` drops late rows (they are still reported as late).

@@ -132,6 +132,9 @@ pub fn verdicts(plan: &Plan, sink: &Sink, state_left: &[RowId]) -> Vec<Verdict> 
             let r = plan.row(id);
             let key = &plan.keys[r.key.0 as usize];
             let route = format!("key {} → key group {} → subtask {}", key.value, key.key_group.0, key.subtask.0);
+            if op == OperatorKind::WindowTvfJoin {
+                return tvf_join_verdict(plan, sink, id, &outs[i], buffered[i]);
+            }
             if let Some(li) = late[i] {
                 let l = &sink.late[li];
                 return Verdict { row: id, outcome: Outcome::Late, outputs: Vec::new(), late: Some(li), message: format!("late: {}", crate::result::late_text(plan, l)) };
@@ -393,5 +396,124 @@ fn window_tvf_verdict(
         outputs,
         late: None,
         message,
+    }
+}
+
+/// The verdict of a row of a SQL window join, window by window: the TVF gives the row one copy
+/// per window, and each copy is joined, padded, emitted (semi/anti), left unmatched or dropped
+/// as late on its own (`WindowJoinHelper.processElement` / `joinAndClear`).
+fn tvf_join_verdict(
+    plan: &Plan,
+    sink: &Sink,
+    id: RowId,
+    outs: &[usize],
+    buffered: bool,
+) -> Verdict {
+    use crate::operators::LateRule;
+    use crate::scenario::JoinType;
+    let job = &plan.scenario.job;
+    let r = plan.row(id);
+    let windows = crate::tvf::Tvf::of(&job.tvf, "job.tvf")
+        .map(|t| t.assign(r.ts.unwrap_or(0)))
+        .unwrap_or_default();
+    let join = job.sql.join;
+    let other = plan
+        .schemas
+        .get(r.stream.other().index())
+        .map(|s| s.name.as_str())
+        .unwrap_or("the other stream");
+    let mut parts = Vec::new();
+    let (mut joined, mut padded, mut late_n) = (false, false, 0);
+    let mut first_late = None;
+    for &(s, e) in &windows {
+        let w = format!("[{s}, {e})");
+        if let Some(li) = sink.late.iter().position(|l| {
+            l.row == id
+                && matches!(l.reason, LateRule::WindowTvfJoin { window } if window == (s, e))
+        }) {
+            late_n += 1;
+            first_late.get_or_insert(li);
+            let l = &sink.late[li];
+            parts.push(format!(
+                "dropped for window {w}: it had already fired at watermark {} (window_end − 1 = {} <= watermark)",
+                l.watermark,
+                e.saturating_sub(1)
+            ));
+            continue;
+        }
+        let here: Vec<usize> = outs
+            .iter()
+            .copied()
+            .filter(|&o| sink.output_window(o) == Some((s, e)))
+            .collect();
+        let partners: Vec<String> = here
+            .iter()
+            .filter_map(|&o| {
+                let out = &sink.outputs[o];
+                let p = if out.left == Some(id) {
+                    out.right
+                } else {
+                    out.left
+                };
+                p.map(|p| row_label(plan, p))
+            })
+            .collect();
+        if matches!(join, JoinType::Semi | JoinType::Anti) {
+            if !here.is_empty() {
+                joined = true;
+                parts.push(if join == JoinType::Semi {
+                    format!("emitted for window {w}: a {other} row with its key is in that window")
+                } else {
+                    format!("emitted for window {w}: no {other} row with its key is in that window")
+                });
+            } else if buffered {
+                parts.push(format!("still in window {w}'s state (no final watermark)"));
+            } else if r.stream == Side::Left {
+                parts.push(if join == JoinType::Semi {
+                    format!("not emitted for window {w}: no {other} row with its key in it")
+                } else {
+                    format!("not emitted for window {w}: a {other} row with its key is in it")
+                });
+            } else {
+                parts.push(format!(
+                    "in window {w}, where it decides which left rows come out"
+                ));
+            }
+        } else if !partners.is_empty() {
+            joined = true;
+            parts.push(format!("joined in window {w} with {}", partners.join(", ")));
+        } else if !here.is_empty() {
+            padded = true;
+            parts.push(format!(
+                "padded with nulls in window {w}: no {other} row with its key in it"
+            ));
+        } else if buffered {
+            parts.push(format!(
+                "still in window {w}'s state: the watermark never reached {}",
+                e.saturating_sub(1)
+            ));
+        } else {
+            parts.push(format!(
+                "not joined in window {w}: no {other} row with its key in it"
+            ));
+        }
+    }
+    let outcome = if joined {
+        Outcome::Joined
+    } else if padded {
+        Outcome::Padded
+    } else if late_n > 0 && late_n == windows.len() {
+        Outcome::Late
+    } else if buffered {
+        Outcome::Buffered
+    } else {
+        Outcome::Unmatched
+    };
+    Verdict {
+        row: id,
+        outcome,
+        outputs: outs.to_vec(),
+        late: first_late,
+        message: parts.join("; "),
     }
 }

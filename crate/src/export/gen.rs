@@ -110,6 +110,7 @@ pub fn scenario_of(seed: u64, index: usize, operator: Option<OperatorKind>) -> S
             return super::temporal_gen::scenario(seed, index, op)
         }
         Some(OperatorKind::RegularJoin) => return super::gen_regular::scenario(seed, index),
+        Some(OperatorKind::WindowTvfJoin) => return super::gen_window_join::scenario(seed, index),
         Some(op) => {
             // The mixed generator's scenarios of that operator, in order.
             let mut found = 0;

@@ -18,8 +18,10 @@
 pub mod flink_java;
 pub mod flink_sql;
 pub mod flink_sql_window_agg;
+pub mod flink_sql_window_join;
 pub mod gen;
 pub mod gen_regular;
+pub mod gen_window_join;
 mod gen_window_tvf_agg;
 pub mod temporal_gen;
 pub mod temporal_sql;
@@ -81,6 +83,9 @@ pub fn export_named(
         }
         (true, _) if plan.operator == OperatorKind::WindowTvfAggregate => {
             flink_sql_window_agg::generate(&plan, class_name)
+        }
+        (true, _) if plan.operator == OperatorKind::WindowTvfJoin => {
+            flink_sql_window_join::generate(&plan, class_name)
         }
         (true, _) => flink_sql::generate(&plan, class_name),
         (false, ExportKind::FlinkJava) => flink_java::generate(&plan, class_name),

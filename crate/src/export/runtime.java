@@ -111,6 +111,7 @@
             LOCAL_OUT.clear();
             LATE_DROPPED.clear();
             CURRENT = 0;
+            OP_LATE.clear();
             FINISHED = false;
             paced = null;
         }
@@ -128,6 +129,19 @@
         /** The pacer event being processed (its index; N after the last one). */
         static volatile int CURRENT;
         static volatile boolean FINISHED;
+        /**
+         * How many records one data row of a stream becomes before it reaches the operator (a
+         * window TVF emits one copy per window); the pacer waits for that many.
+         */
+        static java.util.function.ToLongBiFunction<Integer, Row> ROW_WEIGHT = (s, r) -> 1;
+        /**
+         * The index of the event being taken in (N: the end of input). The pacer moves on only
+         * once an event has been processed, so a result printed by a function chained to the
+         * operator belongs to this event.
+         */
+        static volatile int CURRENT_EVENT;
+        /** The operator's late-record counters ({@code ...NumLateRecordsDropped}), by "subtask|name". */
+        static final Map<String, Counter> OP_LATE = new ConcurrentHashMap<>();
         static volatile long START_NS;
         static final long WAIT_MS = Long.getLong("joinlab.wait.ms", 5000L);
         /** A stream applied by the pacer instead of being sent (-1: none), and how. */
@@ -284,6 +298,9 @@
             for (Map.Entry<Integer, Counter> e : LATE_DROPPED.entrySet()) {
                 System.out.println("JL|LATEDROP|" + e.getKey() + "|" + e.getValue().getCount());
             }
+            for (Map.Entry<String, Counter> e : new java.util.TreeMap<>(OP_LATE).entrySet()) {
+                System.out.println("JL|LATECOUNT|" + e.getKey() + "|" + e.getValue().getCount());
+            }
             System.out.println("JL|TIME|job|" + (System.nanoTime() - t0) / 1_000_000);
         }
 
@@ -301,6 +318,7 @@
                 if (i > 0) {
                     awaitEvent(i - 1);
                 }
+                CURRENT_EVENT = i;
                 if (i == 0) {
                     START_NS = System.nanoTime();
                 }
@@ -340,7 +358,7 @@
                     return;
                 }
                 if (EV_KIND[i] == DATA && !(EV_STREAM[i] == UB_DROPPED_STREAM && ROWS[EV_STREAM[i]][EV_ROW[i]].getKind() == RowKind.UPDATE_BEFORE)) {
-                    rowsSent++;
+                    rowsSent += ROW_WEIGHT.applyAsLong(EV_STREAM[i], ROWS[EV_STREAM[i]][EV_ROW[i]]);
                 }
                 if (SHAPE == CHAINED) {
                     return; // the operator runs in the assigner's thread
@@ -532,6 +550,8 @@
                     LATE_DROPPED.put(Integer.parseInt(sub), (Counter) metric);
                 } else if (name.equals("numRecordsIn") && metric instanceof Counter) {
                     OP_IN.put(Integer.parseInt(sub), (Counter) metric);
+                } else if (name.endsWith("NumLateRecordsDropped") && metric instanceof Counter) {
+                    OP_LATE.put(sub + "|" + name, (Counter) metric);
                 } else if (name.equals("currentOutputWatermark") && metric instanceof Gauge) {
                     OP_WM.put(Integer.parseInt(sub), (Gauge<?>) metric);
                 }

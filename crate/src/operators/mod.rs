@@ -39,6 +39,7 @@ pub mod temporal_join;
 pub mod tvf_slicing;
 pub mod window;
 pub mod window_tvf_aggregate;
+pub mod window_tvf_join;
 
 use crate::budget::Budget;
 pub use crate::budget::Work;
@@ -202,6 +203,10 @@ pub enum LateRule {
         /// later than it arrived.
         local: bool,
     },
+    /// `WindowJoinHelper.processElement` (SQL window join): the copy of the row for `window`
+    /// is dropped because `isWindowFired` (`window_end - 1 <= watermark`); counted in
+    /// `left/rightNumLateRecordsDropped`, no side output.
+    WindowTvfJoin { window: (i64, i64) },
 }
 
 /// A late row, dropped or sent to a late side output.
