@@ -18,6 +18,7 @@ pub mod plan;
 pub mod result;
 pub mod scenario;
 pub mod sim;
+pub mod sql;
 pub mod time;
 pub mod timers;
 pub mod trace;

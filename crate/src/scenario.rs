@@ -48,6 +48,10 @@ pub struct Scenario {
     /// result with these. Opaque to the engine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected: Option<serde_json::Value>,
+    /// The Flink SQL script this scenario was read from, exactly as typed (`crate::sql`);
+    /// empty for a scenario made with the controls.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub sql: String,
 }
 
 impl Default for Scenario {
@@ -59,6 +63,7 @@ impl Default for Scenario {
             job: Job::default(),
             streams: Vec::new(),
             expected: None,
+            sql: String::new(),
         }
     }
 }
@@ -169,6 +174,10 @@ pub struct Job {
     /// Flink SQL configuration that changes results (`SET 'key' = 'value'`).
     #[serde(default, skip_serializing_if = "is_default")]
     pub settings: SqlSettings,
+    /// The SQL query's projection (`columns` and `values` of the result); `None` for a
+    /// scenario made with the controls (no `values` in its result).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<crate::sql::ir::QuerySpec>,
 }
 
 impl Default for Job {
@@ -190,6 +199,7 @@ impl Default for Job {
             tvf: TvfSpec::default(),
             group: GroupSpec::default(),
             settings: SqlSettings::default(),
+            query: None,
         }
     }
 }

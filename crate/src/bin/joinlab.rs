@@ -2,6 +2,8 @@
 //!
 //! ```text
 //! joinlab run FILE [--json] [--trace]   print outputs, late rows, side outputs, watermarks
+//!                                       (FILE.sql: a Flink SQL script, see scenarios/README.md)
+//! joinlab sql FILE                      print a scenario as a Flink SQL script
 //! joinlab bless FILE...                 write FILE's expected output beside it (NAME.expected.json)
 //! joinlab check FILE...                 compare each scenario with its expected output
 //! joinlab export FILE --flink-java|--flink-sql [--class NAME] [--data]   print a runnable Flink job
@@ -15,7 +17,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
-  joinlab run FILE [--json] [--trace]
+  joinlab run FILE [--json] [--trace]     (FILE.json or a Flink SQL script FILE.sql)
+  joinlab sql FILE                        print a scenario as a Flink SQL script
   joinlab bless FILE...
   joinlab check FILE...
   joinlab export FILE --flink-java|--flink-sql [--class NAME]
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
             flags.contains(&"--json"),
             flags.contains(&"--trace"),
         ),
+        "sql" if files.len() == 1 => to_sql(files[0]),
         "bless" if !files.is_empty() => files.iter().try_for_each(|f| bless(f)),
         "check" if !files.is_empty() => check(&files),
         "help" | "--help" | "-h" => {
@@ -66,7 +70,19 @@ fn main() -> ExitCode {
 
 fn load(file: &str) -> Result<Scenario, String> {
     let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+    if file.ends_with(".sql") {
+        return joinlab::sql::sql_to_scenario(&text)
+            .map_err(|e| format!("{file}:{}:{}: {}", e.line, e.column, e.message));
+    }
     Scenario::from_json(&text).map_err(|e| format!("{file}: {e}"))
+}
+
+/// `joinlab sql FILE`: the scenario as a script (a script file prints as itself).
+fn to_sql(file: &str) -> Result<(), String> {
+    let sc = load(file)?;
+    let text = joinlab::sql::scenario_to_sql(&sc).map_err(|e| format!("{file}: {e}"))?;
+    print!("{text}");
+    Ok(())
 }
 
 fn execute(file: &str, trace: bool) -> Result<RunResult, String> {
@@ -171,6 +187,9 @@ fn render(r: &RunResult) -> String {
     }
     if !r.outputs.is_empty() || r.windows.is_empty() {
         let _ = writeln!(s, "\noutputs ({}):", r.outputs.len());
+        if !r.columns.is_empty() {
+            let _ = writeln!(s, "  columns: {}", r.columns.join(", "));
+        }
         for o in &r.outputs {
             let kind = if sql {
                 format!("{} ", o.kind.short())
@@ -181,6 +200,23 @@ fn render(r: &RunResult) -> String {
                 .window
                 .map(|[a, b]| format!("  window [{a}, {b})"))
                 .unwrap_or_default();
+            if let Some(v) = &o.values {
+                let vals: Vec<String> = v
+                    .iter()
+                    .map(|x| match x {
+                        serde_json::Value::String(t) => t.clone(),
+                        other => other.to_string(),
+                    })
+                    .collect();
+                let _ = writeln!(
+                    s,
+                    "  {kind}[{}]  ts={} subtask={}{win}",
+                    vals.join(", "),
+                    opt(o.timestamp),
+                    o.subtask.0
+                );
+                continue;
+            }
             let _ = writeln!(
                 s,
                 "  {kind}{}  |  {}  ts={} subtask={}{win}",
