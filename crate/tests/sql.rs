@@ -1,7 +1,7 @@
 //! Flink SQL scripts: the seed scripts' results, scenario -> script -> scenario round trips
 //! for every SQL gallery scenario and for random ones, and error positions.
 
-use joinlab::scenario::{JoinType, OperatorKind, Scenario, Strategy, TimeKind};
+use joinlab::scenario::{JoinType, OperatorKind, Scenario, Strategy, TimeKind, TvfKind};
 use joinlab::sql::{scenario_to_sql, sql_to_scenario};
 use joinlab::time::Millis;
 use proptest::prelude::*;
@@ -364,4 +364,37 @@ proptest! {
     fn random_scenarios_round_trip(sc in arb_scenario()) {
         round_trip(&sc, "random");
     }
+}
+
+#[test]
+fn window_tvf_aggregation_scripts() {
+    let base = "CREATE TABLE bid (item STRING, price DOUBLE, bidtime TIMESTAMP(3), WATERMARK FOR bidtime AS bidtime - INTERVAL '1' SECOND);\nINSERT INTO bid VALUES ('A', 4.0, TIMESTAMP '2020-04-15 08:05:00');\n";
+    let cases = [
+        ("SELECT window_start, window_end, SUM(price) AS total FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(bidtime), INTERVAL '10' MINUTES)) GROUP BY window_start, window_end;", TvfKind::Tumble),
+        ("SELECT window_start, window_end, item, COUNT(*), MAX(price) FROM TABLE(HOP(DATA => TABLE bid, TIMECOL => DESCRIPTOR(bidtime), SLIDE => INTERVAL '5' MINUTES, SIZE => INTERVAL '10' MINUTES)) GROUP BY window_start, window_end, item;", TvfKind::Hop),
+        ("SELECT window_start, window_end, item, AVG(price) FROM TABLE(CUMULATE(TABLE bid, DESCRIPTOR(bidtime), INTERVAL '2' MINUTES, INTERVAL '10' MINUTES)) GROUP BY window_start, window_end, ROLLUP (item);", TvfKind::Cumulate),
+        ("SELECT window_start, window_end, item, COUNT(DISTINCT price) AS n FROM TABLE(SESSION(TABLE bid PARTITION BY item, DESCRIPTOR(bidtime), INTERVAL '5' MINUTES)) GROUP BY window_start, window_end, item;", TvfKind::Session),
+    ];
+    for (q, kind) in cases {
+        let sc = sql_to_scenario(&format!("{base}{q}")).unwrap_or_else(|e| panic!("{q}: {e}"));
+        assert_eq!(sc.job.operator, OperatorKind::WindowTvfAggregate);
+        assert_eq!(sc.job.tvf.kind, kind);
+        assert_eq!(sc.streams.len(), 1);
+        assert_eq!(sc.streams[0].time.as_deref(), Some("bidtime"));
+        round_trip(&strip(sc), q);
+    }
+    let sc = sql_to_scenario(&format!("{base}{}", cases[1].0)).unwrap();
+    assert_eq!(sc.job.tvf.slide, Some(Millis(300_000)));
+    assert_eq!(sc.job.tvf.size, Millis(600_000));
+    assert_eq!(sc.job.group.keys, ["item"]);
+    assert_eq!(sc.job.group.aggregates.len(), 2);
+    let sc = sql_to_scenario(&format!("{base}{}", cases[2].0)).unwrap();
+    assert_eq!(
+        sc.job.group.grouping_sets,
+        Some(vec![vec!["item".to_string()], vec![]])
+    );
+    // Without window_start / window_end in GROUP BY it is not a window aggregation.
+    let e = sql_to_scenario(&format!("{base}SELECT item, COUNT(*) FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(bidtime), INTERVAL '10' MINUTES)) GROUP BY item;")).unwrap_err();
+    assert!(e.message.contains("unbounded aggregation"), "{e}");
+    assert_eq!(e.line, 3);
 }

@@ -41,6 +41,10 @@ impl Dialect for FlinkDialect {
     fn supports_comment_optimizer_hint(&self) -> bool {
         true
     }
+    /// `GROUP BY window_start, window_end, GROUPING SETS (…) / ROLLUP (…) / CUBE (…)`.
+    fn supports_group_by_expr(&self) -> bool {
+        true
+    }
     fn supports_boolean_literals(&self) -> bool {
         true
     }
@@ -74,9 +78,18 @@ fn table_arg(parser: &mut Parser) -> Result<Expr, ParserError> {
         sqlparser::ast::FunctionArgExpr::Expr(Expr::Identifier(name)),
     )];
     if parser.parse_keywords(&[Keyword::PARTITION, Keyword::BY]) {
-        for e in parser.parse_comma_separated(Parser::parse_expr)? {
+        // `PARTITION BY k` or `PARTITION BY (k1, k2)`: a bare list would swallow the TVF's
+        // next arguments.
+        let keys = if parser.consume_token(&Token::LParen) {
+            let keys = parser.parse_comma_separated(Parser::parse_identifier)?;
+            parser.expect_token(&Token::RParen)?;
+            keys
+        } else {
+            vec![parser.parse_identifier()?]
+        };
+        for k in keys {
             args.push(sqlparser::ast::FunctionArg::Unnamed(
-                sqlparser::ast::FunctionArgExpr::Expr(e),
+                sqlparser::ast::FunctionArgExpr::Expr(Expr::Identifier(k)),
             ));
         }
     }

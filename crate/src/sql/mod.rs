@@ -10,6 +10,7 @@ pub mod eval;
 pub mod ir;
 pub mod print;
 pub mod script;
+pub mod tvf;
 
 use crate::scenario::Scenario;
 use serde::Serialize;

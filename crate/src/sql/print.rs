@@ -175,15 +175,21 @@ pub fn script(sc: &Scenario) -> Result<String, Error> {
     match job.operator {
         OperatorKind::SqlIntervalJoin | OperatorKind::RegularJoin => {}
         OperatorKind::TemporalJoin | OperatorKind::LookupJoin => {}
-        OperatorKind::WindowTvfAggregate | OperatorKind::WindowTvfJoin => {
-            return bad("window TVF scenarios are not written as scripts yet")
+        OperatorKind::WindowTvfAggregate => {}
+        OperatorKind::WindowTvfJoin => {
+            return bad("window join scenarios are not written as scripts yet")
         }
         _ => return bad("only Flink SQL operators can be written as a SQL script"),
     }
-    if sc.streams.len() != 2 {
+    let inputs = if job.operator == OperatorKind::WindowTvfAggregate {
+        1
+    } else {
+        2
+    };
+    if sc.streams.len() != inputs {
         return Err(Error::config(
             "streams",
-            "a SQL join script needs two streams",
+            format!("this SQL script needs {inputs} stream(s)"),
         ));
     }
     let proctime = match job.operator {
@@ -340,6 +346,10 @@ pub fn script(sc: &Scenario) -> Result<String, Error> {
         }
         out.push('\n');
     }
+    if job.operator == OperatorKind::WindowTvfAggregate {
+        out.push_str(&window_aggregate(sc, &time_attr[0])?);
+        return Ok(out);
+    }
     // The query.
     let (l, r) = (&sc.streams[0], &sc.streams[1]);
     let mut hints = Vec::new();
@@ -458,4 +468,91 @@ pub(crate) fn expr(e: &SqlExpr) -> String {
         ),
         SqlExpr::Cast { expr: x, ty } => format!("CAST({} AS {ty})", expr(x)),
     }
+}
+
+/// `SELECT window_start, window_end, keys…, aggregates… FROM TABLE(TVF(…)) GROUP BY …`.
+fn window_aggregate(sc: &Scenario, time: &str) -> Result<String, Error> {
+    use crate::scenario::{AggFunc, TvfKind};
+    let job = &sc.job;
+    let t = &job.tvf;
+    let s = &sc.streams[0];
+    let table = if t.kind == TvfKind::Session && !job.group.keys.is_empty() {
+        let keys: Vec<String> = job.group.keys.iter().map(|k| ident(k)).collect();
+        format!("TABLE {} PARTITION BY {}", ident(&s.name), keys.join(", "))
+    } else {
+        format!("TABLE {}", ident(&s.name))
+    };
+    let need = |v: Option<crate::time::Millis>, what: &str| {
+        v.map(|m| m.0)
+            .ok_or_else(|| Error::config("job.tvf", format!("{what} is missing")))
+    };
+    let mut args = vec![table, format!("DESCRIPTOR({})", ident(time))];
+    match t.kind {
+        TvfKind::Tumble => args.push(interval(t.size.0)),
+        TvfKind::Hop => {
+            args.push(interval(need(t.slide, "HOP's slide")?));
+            args.push(interval(t.size.0));
+        }
+        TvfKind::Cumulate => {
+            args.push(interval(need(t.step, "CUMULATE's step")?));
+            args.push(interval(t.size.0));
+        }
+        TvfKind::Session => args.push(interval(need(t.gap, "SESSION's gap")?)),
+    }
+    if t.offset.0 != 0 && t.kind != TvfKind::Session {
+        args.push(if t.offset.0 < 0 {
+            format!("-{}", interval(t.offset.0))
+        } else {
+            interval(t.offset.0)
+        });
+    }
+    let name = match t.kind {
+        TvfKind::Tumble => "TUMBLE",
+        TvfKind::Hop => "HOP",
+        TvfKind::Cumulate => "CUMULATE",
+        TvfKind::Session => "SESSION",
+    };
+    let mut items: Vec<String> = vec!["window_start".into(), "window_end".into()];
+    items.extend(job.group.keys.iter().map(|k| ident(k)));
+    for a in &job.group.aggregates {
+        let f = match a.func {
+            AggFunc::Count => "COUNT",
+            AggFunc::Sum => "SUM",
+            AggFunc::Min => "MIN",
+            AggFunc::Max => "MAX",
+            AggFunc::Avg => "AVG",
+        };
+        let arg = match &a.column {
+            None => "*".to_string(),
+            Some(c) => format!("{}{}", if a.distinct { "DISTINCT " } else { "" }, ident(c)),
+        };
+        let alias = if a.alias.is_empty() {
+            String::new()
+        } else {
+            format!(" AS {}", ident(&a.alias))
+        };
+        items.push(format!("{f}({arg}){alias}"));
+    }
+    let mut group: Vec<String> = vec!["window_start".into(), "window_end".into()];
+    match &job.group.grouping_sets {
+        None => group.extend(job.group.keys.iter().map(|k| ident(k))),
+        Some(sets) => {
+            let sets: Vec<String> = sets
+                .iter()
+                .map(|s| {
+                    format!(
+                        "({})",
+                        s.iter().map(|k| ident(k)).collect::<Vec<_>>().join(", ")
+                    )
+                })
+                .collect();
+            group.push(format!("GROUPING SETS ({})", sets.join(", ")));
+        }
+    }
+    Ok(format!(
+        "SELECT {}\nFROM TABLE({name}({}))\nGROUP BY {};\n",
+        items.join(", "),
+        args.join(", "),
+        group.join(", ")
+    ))
 }

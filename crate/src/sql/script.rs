@@ -21,7 +21,7 @@ use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Location, Span, Token, TokenWithSpan, Tokenizer, Whitespace};
 
-fn err(at: Location, message: impl Into<String>) -> SqlError {
+pub(crate) fn err(at: Location, message: impl Into<String>) -> SqlError {
     SqlError {
         line: at.line.max(1) as usize,
         column: at.column.max(1) as usize,
@@ -30,7 +30,7 @@ fn err(at: Location, message: impl Into<String>) -> SqlError {
 }
 
 /// Says that Flink accepts this but the simulator does not model it.
-fn unsupported(at: Location, what: &str) -> SqlError {
+pub(crate) fn unsupported(at: Location, what: &str) -> SqlError {
     err(
         at,
         format!("{what}: Flink accepts this, but Joinlab does not simulate it"),
@@ -82,13 +82,13 @@ impl SqlType {
     }
 }
 
-struct Table {
-    name: String,
+pub(crate) struct Table {
+    pub(crate) name: String,
     at: Location,
-    columns: Vec<(String, SqlType, Location)>,
+    pub(crate) columns: Vec<(String, SqlType, Location)>,
     /// `pt AS PROCTIME()`.
-    proctime: Option<String>,
-    watermark: Option<(String, i64, Location)>,
+    pub(crate) proctime: Option<String>,
+    pub(crate) watermark: Option<(String, i64, Location)>,
     primary_key: Vec<String>,
     rows: Vec<String>,
 }
@@ -103,7 +103,7 @@ impl Table {
                 .as_deref()
                 .is_some_and(|p| p.eq_ignore_ascii_case(c))
     }
-    fn canonical(&self, c: &str) -> Option<String> {
+    pub(crate) fn canonical(&self, c: &str) -> Option<String> {
         self.columns
             .iter()
             .map(|(n, _, _)| n)
@@ -626,21 +626,30 @@ impl State {
         if sel.having.is_some() {
             return Err(unsupported(at, "HAVING"));
         }
-        if !matches!(&sel.group_by, sqlparser::ast::GroupByExpr::Expressions(v, _) if v.is_empty())
-        {
-            return Err(unsupported(
-                at,
-                "GROUP BY (window TVF aggregation is planned)",
-            ));
-        }
         for h in &sel.optimizer_hints {
             self.hint(&h.text, at)?;
         }
         let from = &sel.from[0];
         if let TableFactor::TableFunction { expr, .. } = &from.relation {
+            if !from.joins.is_empty() {
+                return Err(unsupported(
+                    from.joins[0].relation.span().start,
+                    "a join of a window TVF (a window join joins two windowed subqueries)",
+                ));
+            }
+            let (agg, input) = super::tvf::window_aggregate(&self.tables, sel, expr)?;
+            let job = &mut self.sc.job;
+            job.operator = OperatorKind::WindowTvfAggregate;
+            job.tvf = agg.tvf;
+            job.group = agg.group;
+            self.inputs = vec![(input, None)];
+            return Ok(());
+        }
+        if !matches!(&sel.group_by, sqlparser::ast::GroupByExpr::Expressions(v, _) if v.is_empty())
+        {
             return Err(unsupported(
-                expr.span().start,
-                "a window TVF without GROUP BY",
+                at,
+                "GROUP BY without a window TVF (an unbounded aggregation)",
             ));
         }
         let (li, la) = self.table_index(&from.relation)?;
@@ -980,7 +989,7 @@ fn expect_end(p: &mut Parser) -> Result<(), SqlError> {
     Ok(())
 }
 
-fn last_ident(n: &ObjectName) -> Ident {
+pub(crate) fn last_ident(n: &ObjectName) -> Ident {
     n.0.last()
         .and_then(|p| p.as_ident().cloned())
         .unwrap_or_else(|| Ident::new(n.to_string()))
