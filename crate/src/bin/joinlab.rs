@@ -4,6 +4,7 @@
 //! joinlab run FILE [--json] [--trace]   print outputs, late rows, side outputs, watermarks
 //!                                       (FILE.sql: a Flink SQL script, see scenarios/README.md)
 //! joinlab sql FILE                      print a scenario as a Flink SQL script
+//! joinlab json FILE                     print a scenario (e.g. a script's) as JSON
 //! joinlab bless FILE...                 write FILE's expected output beside it (NAME.expected.json)
 //! joinlab check FILE...                 compare each scenario with its expected output
 //! joinlab export FILE --flink-java|--flink-sql [--class NAME] [--data]   print a runnable Flink job
@@ -19,6 +20,7 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   joinlab run FILE [--json] [--trace]     (FILE.json or a Flink SQL script FILE.sql)
   joinlab sql FILE                        print a scenario as a Flink SQL script
+  joinlab json FILE                       print a scenario (e.g. a script's) as JSON
   joinlab bless FILE...
   joinlab check FILE...
   joinlab export FILE --flink-java|--flink-sql [--class NAME]
@@ -48,6 +50,7 @@ fn main() -> ExitCode {
             flags.contains(&"--trace"),
         ),
         "sql" if files.len() == 1 => to_sql(files[0]),
+        "json" if files.len() == 1 => load(files[0]).map(|sc| println!("{}", sc.to_pretty_json())),
         "bless" if !files.is_empty() => files.iter().try_for_each(|f| bless(f)),
         "check" if !files.is_empty() => check(&files),
         "help" | "--help" | "-h" => {

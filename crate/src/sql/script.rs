@@ -70,6 +70,18 @@ pub(crate) enum SqlType {
 }
 
 impl SqlType {
+    /// The type as Flink prints it.
+    fn sql_name(self) -> &'static str {
+        match self {
+            SqlType::Int => "INT",
+            SqlType::Bigint => "BIGINT",
+            SqlType::String => "STRING",
+            SqlType::Double => "DOUBLE",
+            SqlType::Boolean => "BOOLEAN",
+            SqlType::Timestamp { ltz: false } => "TIMESTAMP(3)",
+            SqlType::Timestamp { ltz: true } => "TIMESTAMP_LTZ(3)",
+        }
+    }
     fn engine(self) -> Option<&'static str> {
         match self {
             SqlType::Int => Some("int"),
@@ -160,6 +172,75 @@ pub fn parse(text: &str) -> Result<Scenario, SqlError> {
         st.statement(&dialect, toks, first)?;
     }
     st.finish(text)
+}
+
+/// The query of a script as the user wrote it, from its `SELECT` to its end (an `INSERT
+/// INTO sink` before it is left out): what the conformance job runs on real Flink.
+pub fn query_text(text: &str) -> Option<String> {
+    let dialect = FlinkDialect;
+    let tokens = Tokenizer::new(&dialect, text)
+        .tokenize_with_location()
+        .ok()?;
+    let mut statements: Vec<Vec<TokenWithSpan>> = vec![Vec::new()];
+    for t in tokens {
+        if t.token == Token::SemiColon {
+            statements.push(Vec::new());
+        } else if let Some(last) = statements.last_mut() {
+            last.push(t);
+        }
+    }
+    for st in statements {
+        let words: Vec<&TokenWithSpan> = st
+            .iter()
+            .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+            .collect();
+        let Some(first) = words.first() else {
+            continue;
+        };
+        let is_query = is_kw(first, Keyword::SELECT)
+            || (is_kw(first, Keyword::INSERT) && !words.iter().any(|t| is_kw(t, Keyword::VALUES)));
+        if !is_query {
+            continue;
+        }
+        let start = st.iter().position(|t| is_kw(t, Keyword::SELECT))?;
+        let q: String = st[start..].iter().map(|t| t.token.to_string()).collect();
+        return Some(q.trim_end().to_string());
+    }
+    None
+}
+
+/// The name of the `PROCTIME()` column of table `table` in a script.
+pub fn proctime_column(text: &str, table: &str) -> Option<String> {
+    let mut st = State::default();
+    let dialect = FlinkDialect;
+    let tokens = Tokenizer::new(&dialect, text)
+        .tokenize_with_location()
+        .ok()?;
+    let mut cur = Vec::new();
+    for t in tokens.into_iter().chain(std::iter::once(TokenWithSpan::new(
+        Token::SemiColon,
+        Span::empty(),
+    ))) {
+        if t.token != Token::SemiColon {
+            cur.push(t);
+            continue;
+        }
+        let toks = std::mem::take(&mut cur);
+        let Some(first) = toks
+            .iter()
+            .find(|t| !matches!(t.token, Token::Whitespace(_)))
+            .cloned()
+        else {
+            continue;
+        };
+        if is_kw(&first, Keyword::CREATE) {
+            let _ = st.statement(&dialect, toks, first);
+        }
+    }
+    st.tables
+        .iter()
+        .find(|t| t.name.eq_ignore_ascii_case(table))
+        .and_then(|t| t.proctime.clone())
 }
 
 #[derive(Default)]
@@ -446,12 +527,17 @@ impl State {
                 None => {
                     return Err(err(
                         *at,
-                        format!("The rowtime attribute field '{c}' is not defined in the table schema, at line {} column {}", at.line, at.column),
+                        format!(
+                            "The rowtime attribute field '{c}' is not defined in the table schema, at line {} column {}\nAvailable fields: [{}]",
+                            at.line,
+                            at.column,
+                            t.columns.iter().map(|(n, _, _)| format!("'{n}'")).collect::<Vec<_>>().join(", ")
+                        ),
                     ))
                 }
                 Some((_, SqlType::Timestamp { .. }, _)) => {}
-                Some(_) => {
-                    return Err(err(*at, format!("Invalid data type of time field for watermark definition. The field must be of type TIMESTAMP(p) or TIMESTAMP_LTZ(p), the supported precision 'p' is from 0 to 3, but the time field type is {}", c)))
+                Some((_, ty, _)) => {
+                    return Err(err(*at, format!("Invalid data type of time field for watermark definition. The field must be of type TIMESTAMP(p) or TIMESTAMP_LTZ(p), the supported precision 'p' is from 0 to 3, but the time field type is {}", ty.sql_name())))
                 }
             }
         }
