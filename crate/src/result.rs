@@ -152,7 +152,7 @@ pub struct Output {
     pub window: Option<[i64; 2]>,
     /// The query's output row, in `RunResult::columns` order (SQL scripts: `job.query`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub values: Option<Vec<serde_json::Value>>,
+    pub values: Option<Vec<Value>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -204,13 +204,7 @@ fn render(r: &RunResult) -> String {
                 .map(|[a, b]| format!("  window [{a}, {b})"))
                 .unwrap_or_default();
             if let Some(v) = &o.values {
-                let vals: Vec<String> = v
-                    .iter()
-                    .map(|x| match x {
-                        serde_json::Value::String(t) => t.clone(),
-                        other => other.to_string(),
-                    })
-                    .collect();
+                let vals: Vec<String> = v.iter().map(|x| x.to_string()).collect();
                 let _ = writeln!(
                     s,
                     "  {kind}[{}]  ts={} subtask={}{win}",

@@ -1,8 +1,9 @@
 //! The query's projection on the result: `columns` and each output's `values`.
 
-use super::ir::{to_json, RowView};
+use super::ir::{to_value, RowView};
 use crate::plan::Plan;
 use crate::result::RunResult;
+use crate::value::Value;
 
 /// Fills `columns` and `values` when the scenario has a SQL query (`job.query`); `SELECT *`
 /// (an empty list) is every column of the left input, then of the right, as Flink's `*`
@@ -74,10 +75,10 @@ pub fn project(plan: &Plan, result: &mut RunResult) {
             items
                 .iter()
                 .map(|(e, _)| match e.eval(&view) {
-                    Ok(v) => to_json(&v),
+                    Ok(v) => to_value(v),
                     Err(m) => {
                         failed.get_or_insert((o.step, m));
-                        serde_json::Value::Null
+                        Value::Null
                     }
                 })
                 .collect(),

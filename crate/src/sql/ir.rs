@@ -27,8 +27,15 @@ pub struct SelectItem {
 }
 
 /// A scalar expression over the joined row.
+///
+/// In JSON: `{"col": [input, "name"]}`, `{"lit": value}` (a JSON number, string, boolean or
+/// null; `{"ts": ms}` for a `TIMESTAMP` literal; `{"long": n}` for a BIGINT that fits 32 bits),
+/// `{"interval": ms}`, `{"op": "+", "args": [l, r]}` (also `not`, `neg`, `is_null`,
+/// `is_not_null`, `coalesce`), `{"case": [[when, then], …], "else": e}`,
+/// `{"cast": e, "to": "INT"}`. Converted by hand (not derived): the engine's wasm module reads
+/// it, and derived visitors for a recursive enum would cost it several kB.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(try_from = "serde_json::Value", into = "serde_json::Value")]
 pub enum SqlExpr {
     /// A column of input `input` (0 = left / FROM table, 1 = right / joined table).
     Col {
@@ -65,8 +72,7 @@ pub enum SqlExpr {
 }
 
 /// A literal value.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Literal {
     Null,
     Int(i32),
@@ -78,8 +84,7 @@ pub enum Literal {
     Timestamp(i64),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {
     Add,
     Sub,
@@ -98,6 +103,22 @@ pub enum BinOp {
 }
 
 impl BinOp {
+    const ALL: [BinOp; 14] = [
+        BinOp::Add,
+        BinOp::Sub,
+        BinOp::Mul,
+        BinOp::Div,
+        BinOp::Mod,
+        BinOp::Eq,
+        BinOp::Ne,
+        BinOp::Lt,
+        BinOp::Le,
+        BinOp::Gt,
+        BinOp::Ge,
+        BinOp::And,
+        BinOp::Or,
+        BinOp::Concat,
+    ];
     /// The SQL operator.
     pub fn sql(self) -> &'static str {
         match self {
@@ -407,17 +428,157 @@ fn cast(v: EvalValue, ty: &str) -> EvalValue {
     }
 }
 
-/// An evaluated value as JSON: numbers, strings, booleans, `null`, timestamps as text.
-pub fn to_json(v: &EvalValue) -> serde_json::Value {
+/// An evaluated value as the result carries it: a typed value (serialized as a JSON number,
+/// string, boolean or null), a timestamp as its `YYYY-MM-DD HH:MM:SS.sss` text.
+pub fn to_value(v: EvalValue) -> Value {
     match v {
-        EvalValue::Ts(ms) => serde_json::Value::String(timestamp_text(*ms)),
-        EvalValue::V(Value::Null) => serde_json::Value::Null,
-        EvalValue::V(Value::Str(s)) => serde_json::Value::String(s.clone()),
-        EvalValue::V(Value::Int(i)) => (*i).into(),
-        EvalValue::V(Value::Long(i)) => (*i).into(),
-        EvalValue::V(Value::Double(d)) => serde_json::Number::from_f64(*d)
-            .map(serde_json::Value::Number)
-            .unwrap_or(serde_json::Value::Null),
-        EvalValue::V(Value::Bool(b)) => (*b).into(),
+        EvalValue::Ts(ms) => Value::Str(timestamp_text(ms)),
+        EvalValue::V(v) => v,
+    }
+}
+
+use serde_json::{json, Value as J};
+
+impl From<SqlExpr> for J {
+    fn from(e: SqlExpr) -> J {
+        match e {
+            SqlExpr::Col { input, name } => json!({ "col": [input, name] }),
+            SqlExpr::Lit(l) => json!({ "lit": match l {
+                Literal::Null => J::Null,
+                Literal::Int(i) => i.into(),
+                Literal::Long(i) => json!({ "long": i }),
+                Literal::Double(d) => json!({ "double": d }),
+                Literal::Str(s) => s.into(),
+                Literal::Bool(b) => b.into(),
+                Literal::Timestamp(ms) => json!({ "ts": ms }),
+            } }),
+            SqlExpr::Interval(ms) => json!({ "interval": ms }),
+            SqlExpr::Bin { op, left, right } => {
+                json!({ "op": op.sql(), "args": [J::from(*left), J::from(*right)] })
+            }
+            SqlExpr::Not(x) => json!({ "op": "not", "args": [J::from(*x)] }),
+            SqlExpr::Neg(x) => json!({ "op": "neg", "args": [J::from(*x)] }),
+            SqlExpr::IsNull { expr, negated } => json!({
+                "op": if negated { "is_not_null" } else { "is_null" },
+                "args": [J::from(*expr)]
+            }),
+            SqlExpr::Coalesce(a) => {
+                json!({ "op": "coalesce", "args": a.into_iter().map(J::from).collect::<Vec<_>>() })
+            }
+            SqlExpr::Case { when, otherwise } => {
+                let w: Vec<J> = when
+                    .into_iter()
+                    .map(|(c, v)| J::Array(vec![c.into(), v.into()]))
+                    .collect();
+                match otherwise {
+                    Some(o) => json!({ "case": w, "else": J::from(*o) }),
+                    None => json!({ "case": w }),
+                }
+            }
+            SqlExpr::Cast { expr, ty } => json!({ "cast": J::from(*expr), "to": ty }),
+        }
+    }
+}
+
+impl TryFrom<J> for SqlExpr {
+    type Error = String;
+    fn try_from(v: J) -> Result<SqlExpr, String> {
+        let bad = || format!("not a query expression: {v}");
+        let o = v.as_object().ok_or_else(bad)?;
+        let sub = |x: &J| SqlExpr::try_from(x.clone());
+        if let Some(c) = o.get("col") {
+            let (i, n) = (c.get(0).and_then(J::as_u64), c.get(1).and_then(J::as_str));
+            return match (i, n) {
+                (Some(i), Some(n)) if i < 2 => Ok(SqlExpr::Col {
+                    input: i as u8,
+                    name: n.to_string(),
+                }),
+                _ => Err(bad()),
+            };
+        }
+        if let Some(l) = o.get("lit") {
+            return Ok(SqlExpr::Lit(match l {
+                J::Null => Literal::Null,
+                J::Bool(b) => Literal::Bool(*b),
+                J::String(s) => Literal::Str(s.clone()),
+                J::Number(n) => Literal::Int(
+                    n.as_i64()
+                        .and_then(|i| i32::try_from(i).ok())
+                        .ok_or_else(bad)?,
+                ),
+                J::Object(m) => match (m.get("long"), m.get("double"), m.get("ts")) {
+                    (Some(n), _, _) => Literal::Long(n.as_i64().ok_or_else(bad)?),
+                    (_, Some(n), _) => Literal::Double(n.as_f64().ok_or_else(bad)?),
+                    (_, _, Some(n)) => Literal::Timestamp(n.as_i64().ok_or_else(bad)?),
+                    _ => return Err(bad()),
+                },
+                _ => return Err(bad()),
+            }));
+        }
+        if let Some(ms) = o.get("interval") {
+            return Ok(SqlExpr::Interval(ms.as_i64().ok_or_else(bad)?));
+        }
+        if let Some(w) = o.get("case") {
+            let mut when = Vec::new();
+            for p in w.as_array().ok_or_else(bad)? {
+                match p.as_array().map(Vec::as_slice) {
+                    Some([c, v]) => when.push((sub(c)?, sub(v)?)),
+                    _ => return Err(bad()),
+                }
+            }
+            let otherwise = match o.get("else") {
+                Some(e) => Some(Box::new(sub(e)?)),
+                None => None,
+            };
+            return Ok(SqlExpr::Case { when, otherwise });
+        }
+        if let Some(e) = o.get("cast") {
+            let ty = o.get("to").and_then(J::as_str).ok_or_else(bad)?.to_string();
+            return Ok(SqlExpr::Cast {
+                expr: Box::new(sub(e)?),
+                ty,
+            });
+        }
+        let op = o.get("op").and_then(J::as_str).ok_or_else(bad)?;
+        let args: Vec<SqlExpr> = o
+            .get("args")
+            .and_then(J::as_array)
+            .ok_or_else(bad)?
+            .iter()
+            .map(sub)
+            .collect::<Result<_, _>>()?;
+        let one = |args: Vec<SqlExpr>| -> Result<Box<SqlExpr>, String> {
+            match <[SqlExpr; 1]>::try_from(args) {
+                Ok([a]) => Ok(Box::new(a)),
+                Err(_) => Err(format!("{op} takes one argument")),
+            }
+        };
+        Ok(match op {
+            "not" => SqlExpr::Not(one(args)?),
+            "neg" => SqlExpr::Neg(one(args)?),
+            "is_null" => SqlExpr::IsNull {
+                expr: one(args)?,
+                negated: false,
+            },
+            "is_not_null" => SqlExpr::IsNull {
+                expr: one(args)?,
+                negated: true,
+            },
+            "coalesce" => SqlExpr::Coalesce(args),
+            _ => {
+                let b = BinOp::ALL
+                    .into_iter()
+                    .find(|b| b.sql() == op)
+                    .ok_or_else(bad)?;
+                match <[SqlExpr; 2]>::try_from(args) {
+                    Ok([l, r]) => SqlExpr::Bin {
+                        op: b,
+                        left: Box::new(l),
+                        right: Box::new(r),
+                    },
+                    Err(_) => return Err(format!("{op} takes two arguments")),
+                }
+            }
+        })
     }
 }

@@ -814,8 +814,35 @@ impl State {
                     return Err(unsupported(at, "this table version"));
                 };
                 if jt != JoinType::Inner && jt != JoinType::Left {
-                    return Err(err(e.span().start, "Unsupported join type for temporal join: only INNER JOIN and LEFT JOIN are supported"));
+                    // TemporalJoinRewriteWithUniqueKeyRule / the temporal join rules match
+                    // INNER and LEFT joins only; Flink finds no plan for the others.
+                    return Err(err(
+                        e.span().start,
+                        "a temporal join is an INNER JOIN or a LEFT JOIN (Flink has no plan for other join types)",
+                    ));
                 }
+                let resolver = Resolver {
+                    tables: &self.tables,
+                    inputs: &inputs,
+                };
+                match resolver.column(e)? {
+                    Some((0, c)) if resolver.is_time_attr(0, &c) => {}
+                    _ => {
+                        return Err(err(
+                            e.span().start,
+                            "FOR SYSTEM_TIME AS OF takes the left table's time attribute (its rowtime or PROCTIME() column)",
+                        ))
+                    }
+                }
+                let rt = &self.tables[ri];
+                if lt.proctime.is_none() && rt.primary_key.is_empty() {
+                    // TemporalJoinUtil.validateTemporalFunctionPrimaryKey (Flink's words).
+                    return Err(err(
+                        e.span().start,
+                        "Temporal Table Join requires primary key in versioned table, but no primary key can be found.",
+                    ));
+                }
+                let job = &mut self.sc.job;
                 job.operator = if lt.proctime.is_some() {
                     OperatorKind::LookupJoin
                 } else {
