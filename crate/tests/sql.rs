@@ -542,3 +542,24 @@ proptest! {
         prop_assert_eq!(&back.streams, &want.streams, "{}", text);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    /// Bad input never panics: every prefix of a seed script, with a character replaced, is
+    /// read into a scenario or an error with a position inside the text.
+    #[test]
+    fn mangled_scripts_never_panic(cut in 0usize..2000, at in 0usize..2000, c in proptest::char::any()) {
+        let text = std::fs::read_to_string(scenarios_dir().join("seed-interval-left-join.sql")).unwrap();
+        let chars: Vec<char> = text.chars().collect();
+        let mut v: Vec<char> = chars[..cut.min(chars.len())].to_vec();
+        if !v.is_empty() {
+            let i = at % v.len();
+            v[i] = c;
+        }
+        let t: String = v.into_iter().collect();
+        if let Err(e) = sql_to_scenario(&t) {
+            prop_assert!(e.line >= 1 && e.column >= 1);
+            prop_assert!(e.line <= t.lines().count().max(1) + 1, "{e:?}");
+        }
+    }
+}

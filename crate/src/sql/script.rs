@@ -612,14 +612,17 @@ impl State {
                 _ => {
                     return Err(err(
                         pos,
-                        format!("the value {e} does not fit column {name} of type {ty:?}"),
+                        format!(
+                            "this value does not fit column {name} of type {}",
+                            ty.sql_name()
+                        ),
                     ))
                 }
             };
             if let (Literal::Long(_), SqlType::Int) = (&lit, ty) {
                 return Err(err(
                     pos,
-                    format!("{e} is out of range for INT column {name}"),
+                    format!("this value is out of range for INT column {name}"),
                 ));
             }
             fields.push(text);
@@ -1197,7 +1200,7 @@ fn watermark_delay(col: &Ident, e: &Expr) -> Result<i64, SqlError> {
 pub(crate) fn interval_ms(e: &Expr) -> Result<i64, SqlError> {
     let at = e.span().start;
     let Expr::Interval(iv) = e else {
-        return Err(err(at, format!("expected an INTERVAL, found {e}")));
+        return Err(err(at, "expected an INTERVAL"));
     };
     let text = match iv.value.as_ref() {
         Expr::Value(v) => match &v.value {
@@ -1281,10 +1284,17 @@ fn literal(e: &Expr) -> Result<Literal, SqlError> {
             SValue::Number(n, _) => number(n, at)?,
             other => return Err(err(at, format!("unexpected literal {other}"))),
         },
-        Expr::UnaryOp { op: UnaryOperator::Minus, expr } => match literal(expr)? {
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } => match literal(expr)? {
             Literal::Int(i) => Literal::Int(-i),
             Literal::Long(i) => match i.checked_neg() {
-                Some(n) if n >= i32::MIN as i64 && n <= i32::MAX as i64 && i <= i32::MAX as i64 + 1 => Literal::Int(n as i32),
+                Some(n)
+                    if n >= i32::MIN as i64 && n <= i32::MAX as i64 && i <= i32::MAX as i64 + 1 =>
+                {
+                    Literal::Int(n as i32)
+                }
                 Some(n) => Literal::Long(n),
                 None => return Err(err(at, "number out of range")),
             },
@@ -1299,7 +1309,12 @@ fn literal(e: &Expr) -> Result<Literal, SqlError> {
             Literal::Timestamp(parse_timestamp(&s).map_err(|m| err(at, m))?)
         }
         Expr::Nested(inner) => literal(inner)?,
-        other => return Err(err(at, format!("a row value must be a literal (a number, 'text', TIMESTAMP '…' or NULL), found {other}"))),
+        _ => {
+            return Err(err(
+                at,
+                "a row value must be a literal (a number, 'text', TIMESTAMP '…' or NULL)",
+            ))
+        }
     })
 }
 
@@ -1645,7 +1660,7 @@ impl Resolver<'_> {
                 }
                 return Err(unsupported(at, &format!("the function {n}")));
             }
-            other => return Err(unsupported(at, &format!("the expression {other}"))),
+            _ => return Err(unsupported(at, "this expression")),
         })
     }
 }

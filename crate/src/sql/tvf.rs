@@ -89,7 +89,9 @@ pub(crate) fn window_aggregate(
         Expr::Function(f) if last_ident(&f.name).value == TABLE_ARG => {
             let a = args_of(data);
             for (_, p) in a.iter().skip(1) {
-                partition.push(p.to_string());
+                if let Expr::Identifier(id) = p {
+                    partition.push(id.value.clone());
+                }
             }
             match a.first() {
                 Some((_, Expr::Identifier(id))) => id.clone(),
@@ -193,6 +195,12 @@ pub(crate) fn window_aggregate(
                     _ => {
                         let flat: Vec<String> = lists.concat();
                         let n = flat.len();
+                        if n > 8 {
+                            return Err(unsupported(
+                                g.span().start,
+                                "CUBE over more than 8 columns",
+                            ));
+                        }
                         (0..(1u32 << n))
                             .rev()
                             .map(|m| {
