@@ -84,6 +84,13 @@ pub fn project(plan: &Plan, result: &mut RunResult) {
                 .collect(),
         );
     }
+    let rejected = filtered(plan);
+    let n = rejected.iter().filter(|r| **r).count();
+    if n > 0 {
+        result.warnings.push(format!(
+            "{n} input row(s) rejected by the WHERE clause before the join (they still move their stream's watermark)"
+        ));
+    }
     // Flink fails the job where an expression fails (e.g. an integer division by zero); the
     // result says so instead of passing the NULL off as Flink's.
     if let Some((step, m)) = failed {
@@ -91,4 +98,50 @@ pub fn project(plan: &Plan, result: &mut RunResult) {
             "the query's expression fails at step {step} ({m}): Flink would fail the job there"
         ));
     }
+}
+
+/// Which input rows a pushed-down `WHERE` rejects (indexed by row id); empty when the query
+/// has no `WHERE`. A row whose predicate is not TRUE (FALSE or NULL) is rejected, as SQL does.
+pub fn filtered(plan: &Plan) -> Vec<bool> {
+    let Some(q) = &plan.scenario.job.query else {
+        return Vec::new();
+    };
+    let preds = [q.where_left.as_ref(), q.where_right.as_ref()];
+    if preds.iter().all(Option::is_none) {
+        return Vec::new();
+    }
+    let cols: Vec<Vec<String>> = plan
+        .schemas
+        .iter()
+        .map(|s| s.columns.iter().map(|c| c.name.clone()).collect())
+        .collect();
+    let empty: Vec<String> = Vec::new();
+    let columns: [&[String]; 2] = [
+        cols.first().unwrap_or(&empty),
+        cols.get(1).unwrap_or(&empty),
+    ];
+    let time = [
+        plan.schemas.first().and_then(|s| s.time),
+        plan.schemas.get(1).and_then(|s| s.time),
+    ];
+    plan.rows
+        .iter()
+        .map(|r| {
+            let side = r.stream.index().min(1);
+            let Some(p) = preds[side] else {
+                return false;
+            };
+            let mut values = [None, None];
+            values[side] = Some(&r.values[..]);
+            let view = RowView {
+                columns,
+                values,
+                time,
+            };
+            !matches!(
+                p.eval(&view),
+                Ok(super::ir::EvalValue::V(Value::Bool(true)))
+            )
+        })
+        .collect()
 }

@@ -15,6 +15,16 @@ use serde::{Deserialize, Serialize};
 pub struct QuerySpec {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub select: Vec<SelectItem>,
+    /// `WHERE` conjuncts on the left input alone, pushed below the join as Flink's
+    /// `FlinkFilterJoinRule` does for a side whose rows the join keeps (inner joins, the
+    /// preserved side of an outer join): the rows it rejects still move their stream's
+    /// watermark (the filter runs after the source's watermark generator) but never reach the
+    /// join.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub where_left: Option<SqlExpr>,
+    /// The same for the right input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub where_right: Option<SqlExpr>,
 }
 
 /// One output column: an expression and the name Flink gives it (its alias, the column's own

@@ -403,9 +403,21 @@ pub fn script(sc: &Scenario) -> Result<String, Error> {
     if conds.is_empty() {
         conds.push("TRUE".into());
     }
+    let wheres: Vec<String> = job
+        .query
+        .iter()
+        .flat_map(|q| [&q.where_left, &q.where_right])
+        .flatten()
+        .map(expr)
+        .collect();
+    let filter = if wheres.is_empty() {
+        String::new()
+    } else {
+        format!("\nWHERE {}", wheres.join(" AND "))
+    };
     let _ = writeln!(
         out,
-        "SELECT {hint}{select}\nFROM {} AS L\n{join} {right}\n  ON {};",
+        "SELECT {hint}{select}\nFROM {} AS L\n{join} {right}\n  ON {}{filter};",
         ident(&l.name),
         conds.join("\n  AND ")
     );

@@ -709,9 +709,6 @@ impl State {
         if sel.distinct.is_some() {
             return Err(unsupported(at, "SELECT DISTINCT"));
         }
-        if let Some(w) = &sel.selection {
-            return Err(unsupported(w.span().start, "WHERE in a script"));
-        }
         if sel.having.is_some() {
             return Err(unsupported(at, "HAVING"));
         }
@@ -720,6 +717,9 @@ impl State {
         }
         let from = &sel.from[0];
         if let TableFactor::TableFunction { expr, .. } = &from.relation {
+            if let Some(w) = &sel.selection {
+                return Err(unsupported(w.span().start, "WHERE with a window TVF"));
+            }
             if !from.joins.is_empty() {
                 return Err(unsupported(
                     from.joins[0].relation.span().start,
@@ -962,8 +962,57 @@ impl State {
             }
             seen.push(it.name.clone());
         }
+        // WHERE: each conjunct on one input whose rows the join keeps is pushed below the
+        // join (FlinkFilterJoinRule); anything else is not simulated.
+        let mut wheres: [Option<SqlExpr>; 2] = [None, None];
+        if let Some(w) = &sel.selection {
+            let mut conj = Vec::new();
+            split_and(w, &mut conj);
+            let jt = self.sc.job.sql.join;
+            for c in conj {
+                let x = resolver.expr(c)?;
+                let mut sides = [false, false];
+                sides_of(&x, &mut sides);
+                let side =
+                    match sides {
+                        [true, false] => 0,
+                        [false, true] => 1,
+                        [false, false] => {
+                            return Err(unsupported(
+                                c.span().start,
+                                "a WHERE condition on no column",
+                            ))
+                        }
+                        _ => return Err(unsupported(
+                            c.span().start,
+                            "a WHERE condition on both inputs (a condition applied after the join)",
+                        )),
+                    };
+                let kept = match side {
+                    0 => !jt.right_outer() || jt == JoinType::Inner,
+                    _ => !jt.left_outer() || jt == JoinType::Inner,
+                };
+                if !kept {
+                    return Err(unsupported(
+                        c.span().start,
+                        "a WHERE condition on the side an outer join pads with NULLs (Flink filters after the join or turns the join into an inner one)",
+                    ));
+                }
+                wheres[side] = Some(match wheres[side].take() {
+                    None => x,
+                    Some(prev) => SqlExpr::Bin {
+                        op: BinOp::And,
+                        left: Box::new(prev),
+                        right: Box::new(x),
+                    },
+                });
+            }
+        }
+        let [where_left, where_right] = wheres;
         self.sc.job.query = Some(QuerySpec {
             select: if star_only { Vec::new() } else { items },
+            where_left,
+            where_right,
         });
         self.inputs = inputs;
         Ok(())
@@ -1117,6 +1166,31 @@ fn all_columns(t: &Table) -> Vec<String> {
         .map(|(n, _, _)| n.clone())
         .chain(t.proctime.clone())
         .collect()
+}
+
+/// Which inputs an expression reads.
+fn sides_of(e: &SqlExpr, out: &mut [bool; 2]) {
+    match e {
+        SqlExpr::Col { input, .. } => out[(*input as usize).min(1)] = true,
+        SqlExpr::Lit(_) | SqlExpr::Interval(_) => {}
+        SqlExpr::Bin { left, right, .. } => {
+            sides_of(left, out);
+            sides_of(right, out);
+        }
+        SqlExpr::Not(x) | SqlExpr::Neg(x) => sides_of(x, out),
+        SqlExpr::IsNull { expr, .. } => sides_of(expr, out),
+        SqlExpr::Cast { expr, .. } => sides_of(expr, out),
+        SqlExpr::Coalesce(a) => a.iter().for_each(|x| sides_of(x, out)),
+        SqlExpr::Case { when, otherwise } => {
+            for (c, v) in when {
+                sides_of(c, out);
+                sides_of(v, out);
+            }
+            if let Some(o) = otherwise {
+                sides_of(o, out);
+            }
+        }
+    }
 }
 
 fn split_and<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
