@@ -15,7 +15,7 @@ use crate::time::{parse_timestamp, Millis};
 use sqlparser::ast::{
     BinaryOperator, DataType, DateTimeField, Expr, FunctionArg, FunctionArgExpr, FunctionArguments,
     Ident, JoinConstraint, JoinOperator, ObjectName, SelectItem as SItem, SetExpr, Spanned,
-    Statement, TableFactor, TableVersion, UnaryOperator, Value as SValue,
+    TableFactor, TableVersion, UnaryOperator, Value as SValue,
 };
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
@@ -303,63 +303,70 @@ impl State {
             self.tables.push(t);
             return expect_end(&mut p);
         }
-        let stmt = p.parse_statement().map_err(pe)?;
-        expect_end(&mut p)?;
-        match stmt {
-            Statement::Insert(ins) => {
-                let target = match &ins.table {
-                    sqlparser::ast::TableObject::TableName(n) => last_ident(n),
-                    _ => return Err(err(at, "INSERT INTO needs a table name")),
+        // INSERT and the query are read with sqlparser's query grammar and primitives, not
+        // `parse_statement`: that one reaches every statement of every dialect, which would
+        // more than double the SQL wasm module.
+        if is_kw(&first, Keyword::INSERT) {
+            p.next_token();
+            p.expect_keyword_is(Keyword::INTO).map_err(pe)?;
+            let target = last_ident(&p.parse_object_name(false).map_err(pe)?);
+            if p.parse_keyword(Keyword::VALUES) {
+                let rows = p
+                    .parse_comma_separated(|p| {
+                        let open = p.expect_token(&Token::LParen)?;
+                        let vals = p.parse_comma_separated(Parser::parse_expr)?;
+                        let close = p.expect_token(&Token::RParen)?;
+                        Ok((open.span.start, vals, close.span.end))
+                    })
+                    .map_err(pe)?;
+                expect_end(&mut p)?;
+                let Some(ti) = self
+                    .tables
+                    .iter()
+                    .position(|t| t.name.eq_ignore_ascii_case(&target.value))
+                else {
+                    return Err(err(
+                        target.span.start,
+                        format!("Object '{}' not found", target.value),
+                    ));
                 };
-                let Some(source) = ins.source else {
-                    return Err(err(at, "INSERT INTO needs VALUES or a SELECT"));
-                };
-                match *source.body {
-                    SetExpr::Values(v) => {
-                        let Some(ti) = self
-                            .tables
-                            .iter()
-                            .position(|t| t.name.eq_ignore_ascii_case(&target.value))
-                        else {
-                            return Err(err(
-                                target.span.start,
-                                format!("Object '{}' not found", target.value),
-                            ));
-                        };
-                        for row in v.rows {
-                            let line = row.closing_token.0.span.end;
-                            let text = self.row(
-                                ti,
-                                &row.content,
-                                row.opening_token.0.span.start,
-                                line,
-                                &comments,
-                            )?;
-                            self.tables[ti].rows.push(text);
-                        }
-                        Ok(())
-                    }
-                    SetExpr::Select(sel) => self.query(&sel, at, Some(&target)),
-                    SetExpr::Query(q) => match *q.body {
-                        SetExpr::Select(sel) => self.query(&sel, at, Some(&target)),
-                        _ => Err(unsupported(at, "this query shape")),
-                    },
-                    _ => Err(unsupported(at, "this INSERT source")),
+                for (open, vals, close) in rows {
+                    let text = self.row(ti, &vals, open, close, &comments)?;
+                    self.tables[ti].rows.push(text);
                 }
+                return Ok(());
             }
-            Statement::Query(q) => {
-                if q.order_by.is_some() || q.limit_clause.is_some() {
-                    return Err(unsupported(at, "ORDER BY / LIMIT"));
-                }
-                match *q.body {
-                    SetExpr::Select(sel) => self.query(&sel, at, None),
-                    _ => Err(unsupported(at, "this query shape (UNION, VALUES, …)")),
-                }
-            }
-            _ => Err(err(
-                at,
-                "a script holds SET, CREATE TABLE, INSERT INTO … VALUES and one query",
-            )),
+            let q = p.parse_query().map_err(pe)?;
+            expect_end(&mut p)?;
+            return self.query_of(*q, at, Some(&target));
+        }
+        if is_kw(&first, Keyword::SELECT) || is_kw(&first, Keyword::WITH) {
+            let q = p.parse_query().map_err(pe)?;
+            expect_end(&mut p)?;
+            return self.query_of(*q, at, None);
+        }
+        Err(err(
+            at,
+            "a script holds SET, CREATE TABLE, INSERT INTO … VALUES and one query",
+        ))
+    }
+
+    fn query_of(
+        &mut self,
+        q: sqlparser::ast::Query,
+        at: Location,
+        sink: Option<&Ident>,
+    ) -> Result<(), SqlError> {
+        if q.with.is_some() {
+            return Err(unsupported(at, "WITH"));
+        }
+        if q.order_by.is_some() || q.limit_clause.is_some() {
+            return Err(unsupported(at, "ORDER BY / LIMIT"));
+        }
+        match *q.body {
+            SetExpr::Select(sel) => self.query(&sel, at, sink),
+            SetExpr::Query(inner) => self.query_of(*inner, at, sink),
+            _ => Err(unsupported(at, "this query shape (UNION, VALUES, …)")),
         }
     }
 
