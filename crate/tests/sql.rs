@@ -293,6 +293,10 @@ fn hints_settings_and_annotations() {
         .map(|s| s.name.as_str())
         .collect();
     assert_eq!(names, ["k", "yt", "e", "EXPR$3"]);
+    // CASE, CAST, ||, arithmetic survive the scenario document (the expressions' string form).
+    assert_eq!(Scenario::from_json(&sc.to_compact_json()).unwrap(), sc);
+    let r = joinlab::run(&sc, false).unwrap();
+    assert_eq!(r.columns, ["k", "yt", "e", "EXPR$3"]);
 }
 
 fn arb_scenario() -> impl proptest::strategy::Strategy<Value = Scenario> {

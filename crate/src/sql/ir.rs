@@ -38,14 +38,17 @@ pub struct SelectItem {
 
 /// A scalar expression over the joined row.
 ///
-/// In JSON: `{"col": [input, "name"]}`, `{"lit": value}` (a JSON number, string, boolean or
-/// null; `{"ts": ms}` for a `TIMESTAMP` literal; `{"long": n}` for a BIGINT that fits 32 bits),
-/// `{"interval": ms}`, `{"op": "+", "args": [l, r]}` (also `not`, `neg`, `is_null`,
-/// `is_not_null`, `coalesce`), `{"case": [[when, then], …], "else": e}`,
-/// `{"cast": e, "to": "INT"}`. Converted by hand (not derived): the engine's wasm module reads
-/// it, and derived visitors for a recursive enum would cost it several kB.
+/// In a scenario document an expression is one string in prefix form: a column `c0:name`
+/// (left input) or `c1:name` (right), literals `null`, `true`, `false`, `'text'` (`''` is a
+/// quote), `i:5` (INT), `l:5` (BIGINT), `d:1.5` (DOUBLE), `ts:MS` (TIMESTAMP), an interval
+/// `iv:MS`, and calls `(op args…)` with `op` one of `+ - * / % = <> < <= > >= and or ||`,
+/// `not`, `neg`, `is_null`, `is_not_null`, `coalesce`, `cast:TYPE`, and
+/// `(case c1 v1 c2 v2 … [else e])`; a name with other characters than letters, digits and
+/// `_` is quoted: `c0:'log id'`. E.g. `(and (> c0:v i:15) (<> c0:v i:30))`. Read and written
+/// by hand through a string: the engine's wasm module reads it, and serde's derived code for a
+/// recursive enum (or a JSON tree) costs it several kB.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "serde_json::Value", into = "serde_json::Value")]
+#[serde(try_from = "String", into = "String")]
 pub enum SqlExpr {
     /// A column of input `input` (0 = left / FROM table, 1 = right / joined table).
     Col {
@@ -447,148 +450,231 @@ pub fn to_value(v: EvalValue) -> Value {
     }
 }
 
-use serde_json::{json, Value as J};
+fn quoted(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
 
-impl From<SqlExpr> for J {
-    fn from(e: SqlExpr) -> J {
-        match e {
-            SqlExpr::Col { input, name } => json!({ "col": [input, name] }),
-            SqlExpr::Lit(l) => json!({ "lit": match l {
-                Literal::Null => J::Null,
-                Literal::Int(i) => i.into(),
-                Literal::Long(i) => json!({ "long": i }),
-                Literal::Double(d) => json!({ "double": d }),
-                Literal::Str(s) => s.into(),
-                Literal::Bool(b) => b.into(),
-                Literal::Timestamp(ms) => json!({ "ts": ms }),
-            } }),
-            SqlExpr::Interval(ms) => json!({ "interval": ms }),
-            SqlExpr::Bin { op, left, right } => {
-                json!({ "op": op.sql(), "args": [J::from(*left), J::from(*right)] })
+fn name_text(n: &str) -> String {
+    if !n.is_empty() && n.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        n.to_string()
+    } else {
+        quoted(n)
+    }
+}
+
+impl std::fmt::Display for SqlExpr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let list = |f: &mut std::fmt::Formatter<'_>, op: &str, args: &[&SqlExpr]| {
+            write!(f, "({op}")?;
+            for a in args {
+                write!(f, " {a}")?;
             }
-            SqlExpr::Not(x) => json!({ "op": "not", "args": [J::from(*x)] }),
-            SqlExpr::Neg(x) => json!({ "op": "neg", "args": [J::from(*x)] }),
-            SqlExpr::IsNull { expr, negated } => json!({
-                "op": if negated { "is_not_null" } else { "is_null" },
-                "args": [J::from(*expr)]
-            }),
-            SqlExpr::Coalesce(a) => {
-                json!({ "op": "coalesce", "args": a.into_iter().map(J::from).collect::<Vec<_>>() })
+            write!(f, ")")
+        };
+        match self {
+            SqlExpr::Col { input, name } => write!(f, "c{}:{}", input.min(&1), name_text(name)),
+            SqlExpr::Lit(l) => match l {
+                Literal::Null => write!(f, "null"),
+                Literal::Bool(b) => write!(f, "{b}"),
+                Literal::Int(i) => write!(f, "i:{i}"),
+                Literal::Long(i) => write!(f, "l:{i}"),
+                Literal::Double(d) => write!(f, "d:{d:?}"),
+                Literal::Str(s) => write!(f, "{}", quoted(s)),
+                Literal::Timestamp(ms) => write!(f, "ts:{ms}"),
+            },
+            SqlExpr::Interval(ms) => write!(f, "iv:{ms}"),
+            SqlExpr::Bin { op, left, right } => list(f, op.sql_lower(), &[left, right]),
+            SqlExpr::Not(x) => list(f, "not", &[x]),
+            SqlExpr::Neg(x) => list(f, "neg", &[x]),
+            SqlExpr::IsNull { expr, negated } => {
+                list(f, if *negated { "is_not_null" } else { "is_null" }, &[expr])
             }
+            SqlExpr::Coalesce(a) => list(f, "coalesce", &a.iter().collect::<Vec<_>>()),
+            SqlExpr::Cast { expr, ty } => list(f, &format!("cast:{ty}"), &[expr]),
             SqlExpr::Case { when, otherwise } => {
-                let w: Vec<J> = when
-                    .into_iter()
-                    .map(|(c, v)| J::Array(vec![c.into(), v.into()]))
-                    .collect();
-                match otherwise {
-                    Some(o) => json!({ "case": w, "else": J::from(*o) }),
-                    None => json!({ "case": w }),
+                write!(f, "(case")?;
+                for (c, v) in when {
+                    write!(f, " {c} {v}")?;
                 }
+                if let Some(o) = otherwise {
+                    write!(f, " else {o}")?;
+                }
+                write!(f, ")")
             }
-            SqlExpr::Cast { expr, ty } => json!({ "cast": J::from(*expr), "to": ty }),
         }
     }
 }
 
-impl TryFrom<J> for SqlExpr {
-    type Error = String;
-    fn try_from(v: J) -> Result<SqlExpr, String> {
-        let bad = || format!("not a query expression: {v}");
-        let o = v.as_object().ok_or_else(bad)?;
-        let sub = |x: &J| SqlExpr::try_from(x.clone());
-        if let Some(c) = o.get("col") {
-            let (i, n) = (c.get(0).and_then(J::as_u64), c.get(1).and_then(J::as_str));
-            return match (i, n) {
-                (Some(i), Some(n)) if i < 2 => Ok(SqlExpr::Col {
-                    input: i as u8,
-                    name: n.to_string(),
-                }),
-                _ => Err(bad()),
-            };
+impl BinOp {
+    fn sql_lower(self) -> &'static str {
+        match self {
+            BinOp::And => "and",
+            BinOp::Or => "or",
+            other => other.sql(),
         }
-        if let Some(l) = o.get("lit") {
-            return Ok(SqlExpr::Lit(match l {
-                J::Null => Literal::Null,
-                J::Bool(b) => Literal::Bool(*b),
-                J::String(s) => Literal::Str(s.clone()),
-                J::Number(n) => Literal::Int(
-                    n.as_i64()
-                        .and_then(|i| i32::try_from(i).ok())
-                        .ok_or_else(bad)?,
-                ),
-                J::Object(m) => match (m.get("long"), m.get("double"), m.get("ts")) {
-                    (Some(n), _, _) => Literal::Long(n.as_i64().ok_or_else(bad)?),
-                    (_, Some(n), _) => Literal::Double(n.as_f64().ok_or_else(bad)?),
-                    (_, _, Some(n)) => Literal::Timestamp(n.as_i64().ok_or_else(bad)?),
-                    _ => return Err(bad()),
-                },
-                _ => return Err(bad()),
-            }));
+    }
+}
+
+impl From<SqlExpr> for String {
+    fn from(e: SqlExpr) -> String {
+        e.to_string()
+    }
+}
+
+/// Tokens of the prefix form: `(`, `)`, quoted strings (kept with their quotes), words.
+fn tokens(s: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut it = s.chars().peekable();
+    while let Some(&c) = it.peek() {
+        if c.is_whitespace() {
+            it.next();
+        } else if c == '(' || c == ')' {
+            out.push(c.to_string());
+            it.next();
+        } else {
+            let mut w = String::new();
+            let mut in_quote = false;
+            while let Some(&c) = it.peek() {
+                if !in_quote && (c.is_whitespace() || c == '(' || c == ')') {
+                    break;
+                }
+                if c == '\'' {
+                    in_quote = !in_quote;
+                }
+                w.push(c);
+                it.next();
+            }
+            if in_quote {
+                return Err(format!("unterminated quote in {s:?}"));
+            }
+            out.push(w);
         }
-        if let Some(ms) = o.get("interval") {
-            return Ok(SqlExpr::Interval(ms.as_i64().ok_or_else(bad)?));
+    }
+    Ok(out)
+}
+
+fn unquote(w: &str) -> Option<String> {
+    let inner = w.strip_prefix('\'')?.strip_suffix('\'')?;
+    Some(inner.replace("''", "'"))
+}
+
+fn parse_expr(t: &[String], i: &mut usize, depth: usize) -> Result<SqlExpr, String> {
+    // Bounded nesting: the evaluator recurses as deep as the expression.
+    if depth > 100 {
+        return Err("the expression is nested too deeply".into());
+    }
+    let w = t.get(*i).ok_or("unexpected end of expression")?.clone();
+    *i += 1;
+    if w != "(" {
+        let num = |v: &str| v.parse::<i64>().map_err(|_| format!("bad number {w:?}"));
+        return Ok(if let Some(s) = unquote(&w) {
+            SqlExpr::Lit(Literal::Str(s))
+        } else if let Some(n) = w.strip_prefix("c0:").or(w.strip_prefix("c1:")) {
+            SqlExpr::Col {
+                input: u8::from(w.starts_with("c1")),
+                name: unquote(n).unwrap_or_else(|| n.to_string()),
+            }
+        } else if let Some(v) = w.strip_prefix("i:") {
+            SqlExpr::Lit(Literal::Int(
+                v.parse().map_err(|_| format!("bad INT {w:?}"))?,
+            ))
+        } else if let Some(v) = w.strip_prefix("l:") {
+            SqlExpr::Lit(Literal::Long(num(v)?))
+        } else if let Some(v) = w.strip_prefix("d:") {
+            SqlExpr::Lit(Literal::Double(
+                v.parse().map_err(|_| format!("bad DOUBLE {w:?}"))?,
+            ))
+        } else if let Some(v) = w.strip_prefix("ts:") {
+            SqlExpr::Lit(Literal::Timestamp(num(v)?))
+        } else if let Some(v) = w.strip_prefix("iv:") {
+            SqlExpr::Interval(num(v)?)
+        } else {
+            match w.as_str() {
+                "null" => SqlExpr::Lit(Literal::Null),
+                "true" => SqlExpr::Lit(Literal::Bool(true)),
+                "false" => SqlExpr::Lit(Literal::Bool(false)),
+                _ => return Err(format!("unknown term {w:?}")),
+            }
+        });
+    }
+    let op = t.get(*i).ok_or("unexpected end of expression")?.clone();
+    *i += 1;
+    let mut args = Vec::new();
+    let mut otherwise = None;
+    loop {
+        match t.get(*i).map(String::as_str) {
+            None => return Err("missing )".into()),
+            Some(")") => {
+                *i += 1;
+                break;
+            }
+            Some("else") if op == "case" => {
+                *i += 1;
+                otherwise = Some(Box::new(parse_expr(t, i, depth + 1)?));
+            }
+            Some(_) => args.push(parse_expr(t, i, depth + 1)?),
         }
-        if let Some(w) = o.get("case") {
+    }
+    let one = |mut a: Vec<SqlExpr>| -> Result<Box<SqlExpr>, String> {
+        match (a.pop(), a.is_empty()) {
+            (Some(x), true) => Ok(Box::new(x)),
+            _ => Err(format!("({op} …) takes one argument")),
+        }
+    };
+    Ok(match op.as_str() {
+        "not" => SqlExpr::Not(one(args)?),
+        "neg" => SqlExpr::Neg(one(args)?),
+        "is_null" => SqlExpr::IsNull {
+            expr: one(args)?,
+            negated: false,
+        },
+        "is_not_null" => SqlExpr::IsNull {
+            expr: one(args)?,
+            negated: true,
+        },
+        "coalesce" => SqlExpr::Coalesce(args),
+        "case" => {
+            if args.len() % 2 != 0 {
+                return Err("(case …) takes condition/value pairs".into());
+            }
             let mut when = Vec::new();
-            for p in w.as_array().ok_or_else(bad)? {
-                match p.as_array().map(Vec::as_slice) {
-                    Some([c, v]) => when.push((sub(c)?, sub(v)?)),
-                    _ => return Err(bad()),
-                }
+            let mut it = args.into_iter();
+            while let (Some(c), Some(v)) = (it.next(), it.next()) {
+                when.push((c, v));
             }
-            let otherwise = match o.get("else") {
-                Some(e) => Some(Box::new(sub(e)?)),
-                None => None,
-            };
-            return Ok(SqlExpr::Case { when, otherwise });
+            SqlExpr::Case { when, otherwise }
         }
-        if let Some(e) = o.get("cast") {
-            let ty = o.get("to").and_then(J::as_str).ok_or_else(bad)?.to_string();
-            return Ok(SqlExpr::Cast {
-                expr: Box::new(sub(e)?),
-                ty,
-            });
+        _ if op.starts_with("cast:") => SqlExpr::Cast {
+            expr: one(args)?,
+            ty: op[5..].to_string(),
+        },
+        _ => {
+            let b = BinOp::ALL
+                .into_iter()
+                .find(|b| b.sql_lower() == op)
+                .ok_or_else(|| format!("unknown operator {op:?}"))?;
+            let mut it = args.into_iter();
+            match (it.next(), it.next(), it.next()) {
+                (Some(l), Some(r), None) => SqlExpr::Bin {
+                    op: b,
+                    left: Box::new(l),
+                    right: Box::new(r),
+                },
+                _ => return Err(format!("({op} …) takes two arguments")),
+            }
         }
-        let op = o.get("op").and_then(J::as_str).ok_or_else(bad)?;
-        let args: Vec<SqlExpr> = o
-            .get("args")
-            .and_then(J::as_array)
-            .ok_or_else(bad)?
-            .iter()
-            .map(sub)
-            .collect::<Result<_, _>>()?;
-        let one = |args: Vec<SqlExpr>| -> Result<Box<SqlExpr>, String> {
-            match <[SqlExpr; 1]>::try_from(args) {
-                Ok([a]) => Ok(Box::new(a)),
-                Err(_) => Err(format!("{op} takes one argument")),
-            }
-        };
-        Ok(match op {
-            "not" => SqlExpr::Not(one(args)?),
-            "neg" => SqlExpr::Neg(one(args)?),
-            "is_null" => SqlExpr::IsNull {
-                expr: one(args)?,
-                negated: false,
-            },
-            "is_not_null" => SqlExpr::IsNull {
-                expr: one(args)?,
-                negated: true,
-            },
-            "coalesce" => SqlExpr::Coalesce(args),
-            _ => {
-                let b = BinOp::ALL
-                    .into_iter()
-                    .find(|b| b.sql() == op)
-                    .ok_or_else(bad)?;
-                match <[SqlExpr; 2]>::try_from(args) {
-                    Ok([l, r]) => SqlExpr::Bin {
-                        op: b,
-                        left: Box::new(l),
-                        right: Box::new(r),
-                    },
-                    Err(_) => return Err(format!("{op} takes two arguments")),
-                }
-            }
-        })
+    })
+}
+
+impl TryFrom<String> for SqlExpr {
+    type Error = String;
+    fn try_from(s: String) -> Result<SqlExpr, String> {
+        let t = tokens(&s)?;
+        let mut i = 0;
+        let e = parse_expr(&t, &mut i, 0)?;
+        if i != t.len() {
+            return Err(format!("trailing text in expression {s:?}"));
+        }
+        Ok(e)
     }
 }
