@@ -598,3 +598,22 @@ fn where_is_pushed_below_the_join() {
     .unwrap_err();
     assert_eq!(e.line, 6);
 }
+
+/// Every gallery script gives its golden result (`joinlab bless FILE.sql` writes it).
+#[test]
+fn gallery_scripts_match_their_golden_files() {
+    let mut n = 0;
+    for e in std::fs::read_dir(scenarios_dir()).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "sql") {
+            continue;
+        }
+        let sc = sql_to_scenario(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        let mut got = serde_json::to_string_pretty(&joinlab::run(&sc, false).unwrap()).unwrap();
+        got.push('\n');
+        let want = std::fs::read_to_string(p.with_extension("expected.json")).unwrap();
+        assert!(got == want, "{} differs from its golden file", p.display());
+        n += 1;
+    }
+    assert!(n >= 3);
+}
