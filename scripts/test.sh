@@ -20,7 +20,7 @@ done
 echo "== cargo test"
 cargo test --lib --bins --tests
 echo "== golden scenarios through the CLI"
-files=$(ls scenarios/*.json | grep -v '\.expected\.json$')
+files=$(ls scenarios/*.json scenarios/*.sql | grep -v '\.expected\.json$')
 # shellcheck disable=SC2086
 cargo run -q --release --bin joinlab -- check $files
 echo "== conformance: every gallery scenario on real Apache Flink 2.3.0"
