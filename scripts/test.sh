@@ -22,7 +22,7 @@ cargo test --lib --bins --tests
 echo "== fuzz smoke run (crate/tests/fuzz.rs, overflow checks on; long runs: docs/FUZZING.md)"
 cargo test --test fuzz -- --include-ignored
 echo "== golden scenarios through the CLI"
-files=$(ls scenarios/*.json | grep -v '\.expected\.json$')
+files=$(ls scenarios/*.json scenarios/*.sql | grep -v '\.expected\.json$')
 # shellcheck disable=SC2086
 cargo run -q --release --bin joinlab -- check $files
 echo "== conformance: every gallery scenario on real Apache Flink 2.3.0"

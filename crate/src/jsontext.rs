@@ -149,7 +149,8 @@ pub fn shorten(s: &str, max: usize) -> String {
 }
 
 /// A message with every quoted or back-quoted value longer than [`MAX_VALUE_CHARS`] cut
-/// (`"xxxx…"`), and the whole message cut at 400 characters: a bad value of 3 MB must
+/// (`"xxxx…"`), and the whole message cut at 1,000 characters (Flink's own messages, quoted by some
+/// errors, run to several hundred): a bad value of 3 MB must
 /// not come back whole in its message.
 pub fn shorten_values(msg: &str) -> String {
     if msg.len() <= MAX_VALUE_CHARS {
@@ -194,7 +195,7 @@ pub fn shorten_values(msg: &str) -> String {
             }
         }
     }
-    shorten(&out, 400)
+    shorten(&out, 1000)
 }
 
 /// Serde's words for what it expected or found, in a user's words.

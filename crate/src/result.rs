@@ -335,8 +335,9 @@ pub struct RunResult {
     pub operator_parallelism: u32,
     pub max_parallelism: u32,
     pub streams: Vec<StreamInfo>,
-    /// The output columns of operators that compute their rows (each output's `values`),
-    /// empty otherwise.
+    /// The output column names, as Flink names them, of each output's `values`: the query's
+    /// projection (SQL scripts: `job.query`) or the columns of an operator that computes its
+    /// rows (the SQL window aggregation); empty otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub columns: Vec<String>,
     pub outputs: Vec<Output>,
@@ -511,7 +512,7 @@ impl RunResult {
                 .filter(|s| !s.entries.is_empty() || !s.timers.is_empty())
                 .collect()
         };
-        RunResult {
+        let mut result = RunResult {
             operator: plan.operator,
             settings: Settings::of(plan),
             parallelism: plan.assigner_parallelism,
@@ -578,7 +579,9 @@ impl RunResult {
                 })
                 .flatten(),
             trace: detail.then_some(out.steps),
-        }
+        };
+        crate::sql::eval::project(plan, &mut result);
+        result
     }
 }
 

@@ -23,6 +23,7 @@ pub mod gen;
 pub mod gen_regular;
 pub mod gen_window_join;
 mod gen_window_tvf_agg;
+mod sql_script;
 pub mod temporal_gen;
 pub mod temporal_sql;
 
@@ -78,6 +79,8 @@ pub fn export_named(
     }
     let plan = plan::build(scenario, Limits::default())?;
     match (plan.operator.is_sql(), kind) {
+        // A scenario read from a SQL script runs the script's own query.
+        (true, _) if !scenario.sql.is_empty() => sql_script::generate(&plan, class_name),
         (true, _) if matches!(plan.operator, OperatorKind::TemporalJoin | OperatorKind::LookupJoin) => {
             temporal_sql::generate(&plan, class_name)
         }

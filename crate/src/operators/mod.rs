@@ -144,6 +144,21 @@ impl Serialize for SqlValue {
     }
 }
 
+/// As the CLI's report shows a value: `NULL`, numbers, text, timestamps as
+/// `YYYY-MM-DD HH:MM:SS.sss`.
+impl std::fmt::Display for SqlValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SqlValue::Null => f.write_str("NULL"),
+            SqlValue::Bool(b) => write!(f, "{}", if *b { "TRUE" } else { "FALSE" }),
+            SqlValue::Int(i) => write!(f, "{i}"),
+            SqlValue::Double(d) => write!(f, "{d}"),
+            SqlValue::Str(t) => f.write_str(t),
+            SqlValue::Timestamp(ms) => f.write_str(&SqlValue::timestamp_text(*ms)),
+        }
+    }
+}
+
 /// The values of one output row (SQL operators that compute their own columns), with the
 /// input rows it was computed from. `index` is the output's index in [`Sink::outputs`] (both
 /// are cleared together when a run drains them).
