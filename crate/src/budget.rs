@@ -26,7 +26,8 @@
 pub enum Work {
     /// A row assigned to one window (`WindowAssigner.assignWindows`, one per window).
     WindowAssignments = 0,
-    /// A pair of rows tried by a join, or one result emitted.
+    /// A pair of rows tried by a join (results themselves are bounded by
+    /// `Limits::max_outputs`).
     PairsTried = 1,
     /// One in-flight window looked at while merging a new session window
     /// (`MergingWindowSet.addWindow`).
@@ -73,7 +74,7 @@ impl Work {
     pub fn words(self) -> &'static str {
         match self {
             Work::WindowAssignments => "window assignments",
-            Work::PairsTried => "pairs tried and results emitted",
+            Work::PairsTried => "pairs tried",
             Work::MergeSteps => "session window merge steps",
             Work::StateEntries => "state entries written",
             Work::TimerFirings => "timer firings",
