@@ -243,6 +243,20 @@ fn words(serde: &str) -> String {
 /// `invalid type: floating point `1.5`, expected u32` → `expected a whole number (0 or
 /// more), found the number 1.5`.
 pub fn humanize(msg: &str) -> String {
+    // A whole number past an unsigned setting's range.
+    if let Some(rest) = msg.strip_prefix("invalid value: integer `") {
+        if let Some((n, expected)) = rest.split_once("`, expected ") {
+            let max = match expected {
+                "u8" => Some(u8::MAX as u64),
+                "u16" => Some(u16::MAX as u64),
+                "u32" => Some(u32::MAX as u64),
+                _ => None,
+            };
+            if let Some(max) = max {
+                return format!("{n} is out of range: expected a whole number from 0 to {max}");
+            }
+        }
+    }
     for prefix in ["invalid type: ", "invalid value: "] {
         if let Some(rest) = msg.strip_prefix(prefix) {
             if let Some((found, expected)) = rest.rsplit_once(", expected ") {
@@ -294,6 +308,10 @@ mod tests {
         assert_eq!(
             humanize("invalid type: floating point `1.5`, expected u32"),
             "expected a whole number (0 or more), found the number 1.5"
+        );
+        assert_eq!(
+            humanize("invalid value: integer `-1`, expected u32"),
+            "-1 is out of range: expected a whole number from 0 to 4294967295"
         );
         assert_eq!(
             humanize("invalid type: map, expected a sequence"),

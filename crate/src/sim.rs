@@ -168,6 +168,8 @@ impl<O: Operator> Sub<O> {
         processing: bool,
         upto: i64,
     ) {
+        // Charged per 1,024 firings and once for the rest: nothing per timer on the hot path.
+        let mut fired: u64 = 0;
         loop {
             let queue = if processing {
                 &mut self.ptimers
@@ -178,9 +180,11 @@ impl<O: Operator> Sub<O> {
                 break;
             };
             self.touched = true;
-            if !sink.budget.charge(Work::TimerFirings, 1) {
+            fired += 1;
+            if fired.is_multiple_of(1024) && !sink.budget.charge(Work::TimerFirings, 1024) {
                 // Past the budget: the run stops after this step (the timer is consumed, as
                 // nothing of this run is kept).
+                fired = 0;
                 break;
             }
             if sink.tracing {
@@ -198,6 +202,9 @@ impl<O: Operator> Sub<O> {
             } else {
                 op.on_event_time(&mut cx, timer);
             }
+        }
+        if !fired.is_multiple_of(1024) {
+            sink.budget.charge(Work::TimerFirings, fired % 1024);
         }
     }
 }
@@ -254,8 +261,8 @@ struct Sim<'p, 'c, O: Operator> {
     arrivals_done: usize,
     step_map: StepMap,
     before_end: Option<BeforeEnd>,
-    /// Steps until the next memory estimate.
-    memory_countdown: u32,
+    /// The run is traced (the result document is then larger per result).
+    want_trace: bool,
 }
 
 /// A progress callback: `(every, f)` calls `f(arrivals done, arrivals in all)` every `every`
@@ -427,7 +434,7 @@ fn simulate_inner<'c, O: Operator>(
         arrivals_done: 0,
         step_map: StepMap::default(),
         before_end: None,
-        memory_countdown: 1,
+        want_trace: opts.trace,
     };
     if window.is_some_and(|(from, _)| from == 0) {
         sim.window_start = Some(sim.window_start());
@@ -485,6 +492,12 @@ fn simulate_inner<'c, O: Operator>(
                     plan.limits.max_outputs
                 ),
             });
+        }
+        // The memory estimate every 32 arrivals: an arrival adds at most what its work
+        // budget allows, and a lean run's arrival is ~20 ns.
+        if i % 32 == 31 {
+            let memory = sim.memory();
+            sim.sink.budget.check_memory(memory);
         }
         if let Some(e) = sim.sink.budget.exceeded() {
             return Err(limit_error(plan, &sim.sink.budget, e, i + 1));
@@ -793,15 +806,12 @@ impl<O: Operator> Sim<'_, '_, O> {
                 step.events = events;
                 step.state = state;
             }
-        }
-        // The memory estimate every 32 steps (and every traced step): a step adds at most
-        // what its work budget allows, and the lean run's steps are ~20 ns each.
-        self.memory_countdown -= 1;
-        if self.memory_countdown == 0 || self.sink.tracing {
-            self.memory_countdown = 32;
+            // Traced, the memory estimate after every step (the lean run's is checked every
+            // 32 arrivals, in `simulate_inner`).
             let memory = self.memory();
             self.sink.budget.check_memory(memory);
         }
+
         if self.stopped.is_none() && self.stop_after == Some(self.step_count - 1) {
             self.stopped = Some((0..self.subs.len()).map(|j| self.snapshot(j)).collect());
         }
@@ -867,7 +877,9 @@ impl<O: Operator> Sim<'_, '_, O> {
                 + s.output_windows.len() * 24
                 + s.windows.len() * size_of::<WindowResult>()
                 + s.late.len() * size_of::<LateRow>()) as u64
-                + s.budget.result_rows * 4,
+                // A row id in a window result's list; traced, the result document also lists
+                // it in the row's verdict (an output index) and the page's copy of the list.
+                + s.budget.result_rows * if self.want_trace { 20 } else { 4 },
             trace: s.budget.trace_bytes + (self.steps.len() * size_of::<Step>()) as u64,
         }
     }

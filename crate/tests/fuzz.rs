@@ -19,6 +19,10 @@
 //! JOINLAB_FUZZ_EXECS=1000000 JOINLAB_FUZZ_SEED=1 cargo test --test fuzz -- --nocapture
 //! ```
 //!
+//! `JOINLAB_FUZZ_SLOW_DIR=DIR` keeps every input that took over a second in DIR, as
+//! `TARGET-SEED.json`; a finding is reported with the same execution seed. Replay one with
+//! `JOINLAB_FUZZ_REPLAY=DIR/TARGET-SEED.json cargo test --test fuzz replay -- --ignored`.
+//!
 //! Without `JOINLAB_FUZZ_EXECS`, each target runs a short smoke run (a few seconds).
 //! The targets are `#[ignore]`d in a plain `cargo test`; `scripts/test.sh` runs the smoke
 //! run (`cargo test --test fuzz -- --include-ignored`). docs/FUZZING.md records the long
@@ -701,11 +705,19 @@ fn fuzz(
     let mut errors = 0u64;
     for n in 0..execs {
         let text = make(&mut rng, &corpus);
-        let mut r2 = Rng::new(rng.next());
+        let exec_seed = rng.next();
+        let mut r2 = Rng::new(exec_seed);
         let t = Instant::now();
         let outcome = catch_unwind(AssertUnwindSafe(|| exec(&mut r2, &text)));
         let took = t.elapsed();
         slowest = slowest.max(took);
+        if took > Duration::from_secs(1) {
+            // JOINLAB_FUZZ_SLOW_DIR: keep the slow inputs, to look at them.
+            if let Ok(dir) = std::env::var("JOINLAB_FUZZ_SLOW_DIR") {
+                let path = format!("{dir}/{target}-{exec_seed}.json");
+                let _ = std::fs::write(path, &text);
+            }
+        }
         let finding = match outcome {
             Err(p) => Some(Finding::Panic(
                 p.downcast_ref::<String>()
@@ -722,7 +734,7 @@ fn fuzz(
             if findings.len() < 20 {
                 let mut t = text.clone();
                 t.truncate(2000);
-                findings.push((n, f, t));
+                findings.push((exec_seed, f, t));
             }
         }
         if execs >= 100_000 && n % 100_000 == 0 && n > 0 {
@@ -816,4 +828,33 @@ fn fragments() {
         exec_fragment,
     );
     assert!(findings.is_empty(), "{findings:#?}");
+}
+
+/// Replays one execution: `JOINLAB_FUZZ_REPLAY=PATH/TARGET-SEED.json` (the input text, the
+/// execution seed in its name).
+#[test]
+#[ignore = "replays a fuzzing input named by JOINLAB_FUZZ_REPLAY"]
+fn replay() {
+    let Ok(path) = std::env::var("JOINLAB_FUZZ_REPLAY") else {
+        return;
+    };
+    let text = std::fs::read_to_string(&path).expect("the input");
+    let name = std::path::Path::new(&path)
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let (target, seed) = name.rsplit_once('-').expect("TARGET-SEED.json");
+    let seed: u64 = seed.parse().expect("the execution seed");
+    let mut rng = Rng::new(seed);
+    let t = Instant::now();
+    let r = if target == "fragments" {
+        exec_fragment(&mut rng, &text)
+    } else {
+        exec_scenario(&mut rng, &text)
+    };
+    eprintln!(
+        "{target} {seed}: {r:?} in {:.3} s",
+        t.elapsed().as_secs_f64()
+    );
+    assert!(r.is_ok());
 }

@@ -8,10 +8,9 @@
 //! # Counting work
 //!
 //! Every run has a work budget and a memory budget ([`crate::budget`], defaults in
-//! [`crate::plan::Limits`]). The simulator already counts timer firings, results
-//! ([`Ctx::emit`] counts one unit of [`Work::PairsTried`] per result), window results' row
-//! lists, the trace and the memory of state, results and trace (from
-//! [`Operator::state_rows`], which must therefore be kept exact). An operator counts what
+//! [`crate::plan::Limits`]). The simulator already counts timer firings, the trace, and the
+//! memory of state, results and trace (from [`Operator::state_rows`], which must therefore
+//! be kept exact); results are bounded by `Limits::max_outputs`. An operator counts what
 //! only it knows, with one call per unit of work that can grow faster than its input:
 //!
 //! ```ignore
@@ -451,10 +450,11 @@ impl<N: Clone + Eq + Hash> Ctx<'_, N> {
         kind: RowKind,
         window: Option<(i64, i64)>,
     ) {
+        // Not charged to the work budget: results are bounded by `Limits::max_outputs` and
+        // counted in the memory estimate, and this is the hottest call of a join.
         if !self.sink.check() {
             return;
         }
-        self.sink.budget.charge(Work::PairsTried, 1);
         let step = self.sink.step;
         debug_assert!(step <= u32::MAX as usize && self.subtask.0 <= u16::MAX as u32);
         let index = self.sink.outputs.len();
