@@ -96,10 +96,14 @@ function update() {
   if (!ui.play) return;
   const total = stepCount(app.result);
   const slider = /** @type {HTMLInputElement} */ (ui.slider);
-  slider.max = String(total);
-  slider.value = String(app.step === null ? total : app.step);
-  ui.label.textContent = !total ? 'no steps' : app.step === null ? `all ${total} steps` : `step ${app.step + 1} of ${total}`;
-  ui.play.textContent = clock.playing ? '❚❚ Pause' : '▶ Play';
+  // Written only when changed: this runs on every keystroke's render.
+  const set = (/** @type {any} */ o, /** @type {string} */ k, /** @type {string} */ v) => {
+    if (o[k] !== v) o[k] = v;
+  };
+  set(slider, 'max', String(total));
+  set(slider, 'value', String(app.step === null ? total : app.step));
+  set(ui.label, 'textContent', !total ? 'no steps' : app.step === null ? `all ${total} steps` : `step ${app.step + 1} of ${total}`);
+  set(ui.play, 'textContent', clock.playing ? '❚❚ Pause' : '▶ Play');
   ui.play.setAttribute('aria-label', clock.playing ? 'Pause' : 'Play');
   ui.play.setAttribute('aria-pressed', String(clock.playing));
   /** @type {HTMLSelectElement} */ (ui.speed).value = String(clock.speed);

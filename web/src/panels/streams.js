@@ -265,8 +265,12 @@ export function markError(r) {
     if (i >= 0 && streamPanels[i]) streamPanels[i].fieldError(e.field, e.message);
   } else if (e.kind === 'config') {
     const m = /^streams\[(\d+)\]\.watermark/.exec(e.field || '');
-    if (m && streamPanels[Number(m[1])]) streamPanels[Number(m[1])].wmCtl.markError(e.field.replace(/^streams\[(\d+)\]/, 'streams.$1'), e.message);
-    else ui.controls.markError(e.field || '', e.message);
+    const path = m ? e.field.replace(/^streams\[(\d+)\]/, 'streams.$1') : e.field || '';
+    if (m && streamPanels[Number(m[1])]) streamPanels[Number(m[1])].wmCtl.markError(path, e.message);
+    else ui.controls.markError(path, e.message);
+    // In the user's terms: the setting's label, not its path in the scenario document.
+    const label = document.querySelector(`.control[data-path="${CSS.escape(path)}"] label`);
+    if (label && label.textContent && e.message) msg = `${label.textContent}: ${e.message}`;
   } else if (e.kind === 'json') {
     const bad = document.querySelector('.control.invalid');
     if (bad) msg = `${bad.querySelector('label')?.textContent}: ${bad.querySelector('.control-error')?.textContent}`;
