@@ -2,7 +2,7 @@
 # Conformance suite: run every scenario (and optionally N random ones) on real Apache Flink 2.3.0
 # and on the engine, and compare. Usage:
 #
-#   bash scripts/conformance.sh [--random N] [--seed S] [--no-gallery] [--report] [--only FILE...]
+#   bash scripts/conformance.sh [--random N] [--seed S] [--operator NAME] [--no-gallery] [--report] [--only FILE...]
 #
 # Installs Flink's jars when missing (PyPI's apache-flink ships them) into
 # ${XDG_CACHE_HOME:-$HOME/.cache}/joinlab-flink-venv, builds the CLI, and runs conformance/run.py.

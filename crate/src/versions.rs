@@ -337,3 +337,64 @@ pub fn verdict(
         v(Outcome::Unmatched, format!("not joined: {why}"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    fn gallery(name: &str) -> crate::result::RunResult {
+        let path = format!("{}/../scenarios/{name}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(path).expect("gallery scenario");
+        crate::run_json(&text, true).expect("runs")
+    }
+
+    fn messages(r: &crate::result::RunResult) -> Vec<String> {
+        r.verdicts
+            .as_ref()
+            .expect("verdicts")
+            .iter()
+            .map(|v| v.message.clone())
+            .collect()
+    }
+
+    #[test]
+    fn temporal_verdicts_name_the_version_and_its_validity() {
+        let r = gallery("temporal-join-late-version.json");
+        let m = messages(&r);
+        assert_eq!(
+            m[0],
+            "joined with the version rates:1 valid from 12:00:00 to 12:03:00"
+        );
+        assert_eq!(m[1], "padded with nulls: no version at or before 12:01:00");
+        assert_eq!(
+            m[2],
+            "joined with the version rates:4 valid from 12:03:00 to 12:05:00"
+        );
+        // The validity intervals of the EUR versions: 12:00–12:03, 12:03–12:05, 12:05–.
+        let eur: Vec<(i64, Option<i64>)> = r
+            .versions
+            .iter()
+            .filter(|s| s.key.to_string() == "EUR")
+            .map(|s| (s.from, s.to))
+            .collect();
+        assert_eq!(
+            eur,
+            [
+                (43_200_000, Some(43_380_000)),
+                (43_380_000, Some(43_500_000)),
+                (43_500_000, None)
+            ]
+        );
+    }
+
+    #[test]
+    fn lookup_verdicts_say_what_the_table_held_at_arrival() {
+        let r = gallery("lookup-join-dimension-changes.json");
+        let m = messages(&r);
+        assert!(
+            m[4].contains("customers:5 arrived later, at 10:01:00"),
+            "{}",
+            m[4]
+        );
+        // Alice's row was replaced at 10:00:20 (processing time).
+        assert_eq!(r.versions[0].to, Some(36_020_000));
+    }
+}
