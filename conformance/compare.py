@@ -97,6 +97,8 @@ def flink_records(lines):
             win = None if w == "-" else [int(x) for x in w.split(",")]
             step = int(f[8]) if len(f) > 8 and f[8].lstrip("-").isdigit() else None
             out["outputs"].append((sub, (k, norm(ts), norm(parse_value(left)), norm(parse_value(right)), norm(win), step)))
+            # "step=N": the pacer's last released event when the job printed it (regular join).
+            out.setdefault("steps", []).append(int(f[8][5:]) if len(f) > 8 and f[8].startswith("step=") else None)
         elif kind == "WIN":
             sub = int(f[2])
             key = parse_value(f[3])
@@ -222,6 +224,19 @@ def compare(engine, flink_lines, compare_firing=True):
                     if a != b:
                         details.append(f"  first difference: engine {fmt(a)} / Flink {fmt(b)}")
                         break
+    # The step that emitted each result, where the job tagged them (the regular join): the same
+    # results per subtask must come from the same steps.
+    steps = got.get("steps", [])
+    if status in ("match", "order") and steps and all(s is not None for s in steps):
+        ew = Counter((o["subtask"], o.get("step")) + (r,) for o, (_, r, _) in zip(engine.get("outputs", []), want["outputs"]))
+        fg = Counter((s, st) + (r,) for (s, r), st in zip(got["outputs"], steps))
+        if ew != fg:
+            status = "mismatch"
+            details.append("outputs: same results, emitted at different steps")
+            for x in list((ew - fg).elements())[:5]:
+                details.append(f"  engine: step {x[1]} subtask {x[0]} {fmt(x[2])}")
+            for x in list((fg - ew).elements())[:5]:
+                details.append(f"  Flink:  step {x[1]} subtask {x[0]} {fmt(x[2])}")
     if info["warnings"]:
         details.append("pacer warnings (the replay may not have been deterministic): " + "; ".join(info["warnings"][:5]))
         if status == "match":

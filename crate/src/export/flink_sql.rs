@@ -261,7 +261,7 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
     let _ = writeln!(c, "            String ts = Rt.ts(ctx.timestamp() == null ? Long.MIN_VALUE : ctx.timestamp());");
     let _ = writeln!(
         c,
-        "            out.collect(\"JL|OUT|\" + Rt.subtask(getRuntimeContext()) + \"|\" + row.getKind().shortString() + \"|\" + ts + \"|\" + part(row, 0, leftColumns) + \"|\" + part(row, leftColumns, row.getArity()) + \"|-\");"
+        "            out.collect(\"JL|OUT|\" + Rt.subtask(getRuntimeContext()) + \"|\" + row.getKind().shortString() + \"|\" + ts + \"|\" + part(row, 0, leftColumns) + \"|\" + part(row, leftColumns, row.getArity()) + \"|-\" + (Rt.EV_EXPECT.length > 0 && Rt.EV_EXPECT[0] >= 0 ? \"|step=\" + Rt.RELEASED : \"\"));"
     );
     let _ = writeln!(c, "        }}");
     let _ = writeln!(c, "    }}\n");

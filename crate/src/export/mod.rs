@@ -702,6 +702,7 @@ fn row_lines(plan: &Plan, si: usize) -> Vec<String> {
 
 fn event_lines(plan: &Plan, evs: &[Ev]) -> Vec<String> {
     let timed = wall_clock(plan);
+    let expect = expected_outputs(plan, evs);
     // The simulated processing time of each stream's rows, for wall-clock pacing.
     let mut arrivals: [Vec<i64>; 2] = [Vec::new(), Vec::new()];
     for r in &plan.rows {
@@ -725,7 +726,39 @@ fn event_lines(plan: &Plan, evs: &[Ev]) -> Vec<String> {
                 line
             }
         })
+        .enumerate()
+        .map(|(i, line)| match &expect {
+            Some(e) => format!("{line} ={}", e[i]),
+            None => line,
+        })
         .collect()
+}
+
+/// For a regular join (whose steps are exactly the pacer's events: no periodic emits), the
+/// number of results the engine has emitted after each event. The pacer then waits for them
+/// before it releases the next event and tags every printed result with the event that was
+/// last released, so the suite can compare the step that emitted each result.
+fn expected_outputs(plan: &Plan, evs: &[Ev]) -> Option<Vec<usize>> {
+    if plan.operator != OperatorKind::RegularJoin || evs.iter().any(|e| matches!(e, Ev::Tick(..))) {
+        return None;
+    }
+    let out = crate::run_plan(plan, &crate::sim::RunOptions::default()).ok()?;
+    let mut per_step = vec![0usize; evs.len()];
+    for o in &out.sink.outputs {
+        if let Some(c) = per_step.get_mut(o.step()) {
+            *c += 1;
+        }
+    }
+    let mut total = 0;
+    Some(
+        per_step
+            .into_iter()
+            .map(|c| {
+                total += c;
+                total
+            })
+            .collect(),
+    )
 }
 
 /// Whether the job's result depends on processing time that Flink reads from the wall clock

@@ -44,6 +44,8 @@
         static long[] EV_VALUE;
         /** Simulated processing time of each event (with PACE_WALL_CLOCK: "@time" after it). */
         static long[] EV_AT;
+        /** Results the engine has emitted after each event ("=n" after it; -1: unknown). */
+        static long[] EV_EXPECT;
         static Row[][] ROWS;
 
         /**
@@ -83,6 +85,7 @@
             EV_ROW = new int[N];
             EV_VALUE = new long[N];
             EV_AT = new long[N];
+            EV_EXPECT = new long[N];
             for (int i = 0; i < N; i++) {
                 String[] f = lines[i].trim().split("\\s+");
                 EV_KIND[i] = f[0].equals("R") ? DATA : f[0].equals("W") ? WM : TICK;
@@ -91,7 +94,15 @@
                 long v = Long.parseLong(f[3]);
                 EV_VALUE[i] = v;
                 EV_ROW[i] = EV_KIND[i] == DATA ? (int) v : -1;
-                EV_AT[i] = f.length > 4 && f[4].startsWith("@") ? Long.parseLong(f[4].substring(1)) : 0L;
+                EV_AT[i] = 0L;
+                EV_EXPECT[i] = -1L;
+                for (int j = 4; j < f.length; j++) {
+                    if (f[j].startsWith("@")) {
+                        EV_AT[i] = Long.parseLong(f[j].substring(1));
+                    } else if (f[j].startsWith("=")) {
+                        EV_EXPECT[i] = Long.parseLong(f[j].substring(1));
+                    }
+                }
             }
             ROWS = new Row[STREAM_NAMES.length][];
             for (int s = 0; s < STREAM_NAMES.length; s++) {
@@ -113,6 +124,8 @@
             CURRENT = 0;
             OP_LATE.clear();
             FINISHED = false;
+            OUT_COUNT.set(0);
+            RELEASED = -1;
             paced = null;
         }
 
@@ -142,7 +155,11 @@
         static volatile int CURRENT_EVENT;
         /** The operator's late-record counters ({@code ...NumLateRecordsDropped}), by "subtask|name". */
         static final Map<String, Counter> OP_LATE = new ConcurrentHashMap<>();
+        /** Results printed so far, and the index of the event the pacer released last. */
+        static final AtomicLong OUT_COUNT = new AtomicLong();
+        static volatile int RELEASED = -1;
         static volatile long START_NS;
+        static volatile long WALL_BASE_NS;
         static final long WAIT_MS = Long.getLong("joinlab.wait.ms", 5000L);
         /** A stream applied by the pacer instead of being sent (-1: none), and how. */
         static int SIDE_STREAM = -1;
@@ -317,15 +334,25 @@
                 }
                 if (i > 0) {
                     awaitEvent(i - 1);
+                    if (EV_EXPECT[i - 1] >= 0) {
+                        final long want = EV_EXPECT[i - 1];
+                        waitFor(() -> OUT_COUNT.get() >= want, () -> "printed " + OUT_COUNT.get() + " of the " + want + " results expected after event " + (i - 1));
+                    }
                 }
                 CURRENT_EVENT = i;
+                RELEASED = i;
                 if (i == 0) {
                     START_NS = System.nanoTime();
                 }
-                if (PACE_WALL_CLOCK && i < N) {
+                if (PACE_WALL_CLOCK && i == 1) {
+                    // The first row is stamped when the operator has processed it, which on a
+                    // fresh job can be long after its release: count from there.
+                    WALL_BASE_NS = System.nanoTime();
+                }
+                if (PACE_WALL_CLOCK && i > 0 && i < N) {
                     // State TTL reads the wall clock: release the event at its processing time
-                    // (real milliseconds after the first event).
-                    long due = START_NS + (EV_AT[i] - EV_AT[0]) * 1_000_000L;
+                    // (real milliseconds after the first event was processed).
+                    long due = WALL_BASE_NS + (EV_AT[i] - EV_AT[0]) * 1_000_000L;
                     long wait;
                     while ((wait = due - System.nanoTime()) > 0) {
                         Thread.sleep(wait / 1_000_000L, (int) (wait % 1_000_000L));
@@ -790,6 +817,9 @@
                     @Override
                     public void write(String line, Context c) {
                         System.out.println(line);
+                        if (line.startsWith("JL|OUT|")) {
+                            OUT_COUNT.incrementAndGet();
+                        }
                     }
 
                     @Override
