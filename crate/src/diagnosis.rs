@@ -28,6 +28,7 @@ use std::collections::BTreeMap;
 
 /// The diagnosis of a run: what looks wrong, and why.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Diagnosis {
     /// What looks wrong at the end of the run.
     pub symptoms: Vec<Symptom>,
@@ -37,6 +38,7 @@ pub struct Diagnosis {
 
 /// Something that looks wrong at the end of a run.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Symptom {
     pub kind: SymptomKind,
     /// The symptom in words.
@@ -44,6 +46,7 @@ pub struct Symptom {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "snake_case")]
 pub enum SymptomKind {
     /// Rows came in, no result came out.
@@ -58,6 +61,7 @@ pub enum SymptomKind {
 
 /// Which cause a [`Finding`] names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "snake_case")]
 pub enum CauseKind {
     /// A stream has no rows.
@@ -84,6 +88,7 @@ pub enum CauseKind {
 
 /// Where the page shows a cause.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "snake_case")]
 pub enum Panel {
     /// The input editors (rows, keys).
@@ -102,6 +107,7 @@ pub enum Panel {
 
 /// One cause.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Finding {
     pub kind: CauseKind,
     /// The cause in words, with its evidence.
@@ -118,7 +124,9 @@ pub struct Finding {
 /// scenario document (`.`-separated; numbers index arrays: `streams.1.watermark.delay`) to
 /// its new value, in the scenario's own form (durations as `"5s"` / `"1500ms"`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct Fix {
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>"))]
     pub patch: BTreeMap<String, serde_json::Value>,
     /// What the change does, in words.
     pub message: String,
@@ -126,6 +134,7 @@ pub struct Fix {
 
 /// A row, as the evidence names it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct RowPos {
     pub id: RowId,
     pub stream: String,
@@ -135,6 +144,7 @@ pub struct RowPos {
 
 /// The evidence of a cause; its shape follows [`Finding::kind`].
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(untagged)]
 pub enum Evidence {
     EmptyInput {
@@ -167,6 +177,7 @@ pub enum Evidence {
 
 /// A watermark held back by one channel (or one input).
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct HeldEvidence {
     pub stream: String,
     pub side: Side,
@@ -190,6 +201,7 @@ pub struct HeldEvidence {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct KeyEvidence {
     /// Distinct keys of each stream, and how many both have.
     pub left_keys: usize,
@@ -204,6 +216,7 @@ pub struct KeyEvidence {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct BoundsEvidence {
     /// Same-key (left, right) pairs.
     pub pairs: u64,
@@ -218,6 +231,7 @@ pub struct BoundsEvidence {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct LateEvidence {
     pub stream: String,
     pub side: Side,
@@ -231,6 +245,7 @@ pub struct LateEvidence {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct LateExample {
     pub row: RowPos,
     pub step: usize,

@@ -159,6 +159,10 @@ pub struct Output {
     /// their own rows (SQL aggregations, projections); absent when the output is made of
     /// input rows (`left` / `right`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "ts",
+        ts(optional, type = "Array<number | string | boolean | null>")
+    )]
     pub values: Option<Vec<SqlValue>>,
     /// The input rows (`stream:line`) the values were computed from.
     #[serde(skip_serializing_if = "Option::is_none")]

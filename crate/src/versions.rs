@@ -19,6 +19,7 @@ use serde::Serialize;
 
 /// One version (a row of the versioned or dimension table) and when it is valid.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct VersionSpan {
     pub row: RowId,
     /// The join key value.

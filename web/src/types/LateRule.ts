@@ -3,4 +3,26 @@
 /**
  * Why a row was late, as data.
  */
-export type LateRule = { "rule": "interval_join" } | { "rule": "window", allowed_lateness: number, windows: Array<[number, number]>, };
+export type LateRule = { "rule": "interval_join" } | { "rule": "window", allowed_lateness: number, windows: Array<[number, number]>, } | { "rule": "window_tvf", 
+/**
+ * The last window of the row's slice (SESSION: the row's own window).
+ */
+window: [number, number], 
+/**
+ * The progress (watermark) of the aggregating subtask.
+ */
+progress: number, 
+/**
+ * The slice the row was assigned to.
+ */
+slice: [number, number], 
+/**
+ * Which record the subtask dropped (numbered per subtask): the rows of one local
+ * accumulator share it, as Flink's `numLateRecordsDropped` counts them.
+ */
+record: number, 
+/**
+ * Whether the row came through a local (pre-shuffle) aggregate, which sent it on
+ * later than it arrived.
+ */
+local: boolean, } | { "rule": "window_tvf_join", window: [number, number], };

@@ -3,4 +3,14 @@ import type { RowKind } from "./RowKind";
 import type { RowRef } from "./RowRef";
 import type { SubtaskIndex } from "./SubtaskIndex";
 
-export type Output = { left: RowRef | null, right: RowRef | null, timestamp: number | null, kind: RowKind, subtask: SubtaskIndex, step: number, window: [number, number] | null, };
+export type Output = { left: RowRef | null, right: RowRef | null, timestamp: number | null, kind: RowKind, subtask: SubtaskIndex, step: number, window: [number, number] | null, 
+/**
+ * The row's values, in the order of [`RunResult::columns`], for operators that compute
+ * their own rows (SQL aggregations, projections); absent when the output is made of
+ * input rows (`left` / `right`).
+ */
+values?: Array<number | string | boolean | null>, 
+/**
+ * The input rows (`stream:line`) the values were computed from.
+ */
+from: Array<string> | null, };
