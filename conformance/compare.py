@@ -46,7 +46,9 @@ def engine_records(e):
     for o in e.get("outputs", []):
         ts = None if sql else o.get("timestamp")
         w = o.get("window")
-        out["outputs"].append((o["subtask"], (o["kind"], norm(ts), row(o.get("left")), row(o.get("right")), norm(w)), o.get("step") == last))
+        # A SQL script's outputs are its query's values (the Flink job prints them the same way).
+        left, right = (norm(o["values"]), None) if "values" in o else (row(o.get("left")), row(o.get("right")))
+        out["outputs"].append((o["subtask"], (o["kind"], norm(ts), left, right, norm(w)), o.get("step") == last))
     for w in e.get("windows", []):
         firing = w.get("firing") if e.get("_compare_firing", True) else None
         out["windows"].append((w["subtask"], (norm(w["key"]), norm(w["start"]), norm(w["end"]), norm(w["count"]), norm(w.get("sum")), norm(w["timestamp"]), firing), w.get("step") == last))

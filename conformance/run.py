@@ -47,6 +47,10 @@ JAVA_FLAGS = [
 ]
 
 
+# The CLI, for reading SQL scripts' scenarios (set in main).
+JOINLAB = [""]
+
+
 def log(*a):
     print(*a, flush=True)
 
@@ -59,9 +63,16 @@ class Case:
     def __init__(self, path, kind):
         self.path = path
         self.kind = kind  # gallery | random | mismatch
-        self.name = os.path.basename(path)[: -len(".json")]
+        ext = ".sql" if path.endswith(".sql") else ".json"
+        self.name = os.path.basename(path)[: -len(ext)]
         self.cls = class_name(self.name)
-        self.scenario = json.load(open(path))
+        if ext == ".sql":
+            # A Flink SQL script: its scenario (`joinlab json`); the job runs the script's own
+            # query text (crate/src/export/sql_script.rs).
+            r = subprocess.run([JOINLAB[0], "json", path], capture_output=True, text=True)
+            self.scenario = json.loads(r.stdout) if r.returncode == 0 else {}
+        else:
+            self.scenario = json.load(open(path))
         self.operator = self.scenario.get("job", {}).get("operator", "window_join")
         self.excluded = None
         self.error = None
@@ -79,7 +90,7 @@ def sh(cmd, **kw):
 
 def prepare(case, args, java_dir):
     """Export the job, run the engine, check the golden file."""
-    sql = case.operator in ("sql_interval_join", "regular_join")
+    sql = case.operator in ("sql_interval_join", "regular_join") or case.path.endswith(".sql")
     r = sh([args.joinlab, "export", case.path, "--flink-sql" if sql else "--flink-java", "--class", case.cls])
     if r.returncode != 0:
         case.error = "export failed: " + r.stderr.strip()
@@ -95,7 +106,7 @@ def prepare(case, args, java_dir):
         case.error = "engine failed: " + r.stderr.strip()
         return False
     case.engine = json.loads(r.stdout)
-    exp = case.path[: -len(".json")] + ".expected.json"
+    exp = re.sub(r"\.(json|sql)$", "", case.path) + ".expected.json"
     if case.kind == "gallery" and os.path.exists(exp):
         r = sh([args.joinlab, "check", case.path])
         case.golden = "match" if r.returncode == 0 else "differs"
@@ -307,6 +318,7 @@ def main():
     ap.add_argument("--no-shrink", action="store_true")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
+    JOINLAB[0] = args.joinlab
     t_start = time.time()
     if args.seed is None:
         args.seed = int(time.time()) % 100000
@@ -323,6 +335,9 @@ def main():
         for p in sorted(glob.glob(os.path.join(ROOT, "scenarios", "*.json"))):
             if not p.endswith(".expected.json"):
                 cases.append(Case(p, "gallery"))
+        # Flink SQL scripts run with the user's own query text.
+        for p in sorted(glob.glob(os.path.join(ROOT, "scenarios", "*.sql"))):
+            cases.append(Case(p, "gallery"))
     if args.random:
         rdir = os.path.join(work, "random")
         gen = [args.joinlab, "gen", "--seed", str(args.seed), "--count", str(args.random), "--out", rdir]

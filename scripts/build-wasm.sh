@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Builds the engine as WebAssembly into web/pkg/ (joinlab.js + joinlab_bg.wasm), and the Flink
 # exporter as a second module into web/pkg-export/ (joinlab_export.js + joinlab_export_bg.wasm;
-# cargo feature `export-module`), which the page loads only when its Export panel is opened.
+# cargo feature `export-module`), which the page loads only when its Export panel is opened,
+# and the SQL script reader as a third into web/pkg-sql/ (joinlab_sql.js + joinlab_sql_bg.wasm;
+# cargo feature `sql-module`), loaded only when a SQL scenario opens or the SQL tab is used.
 #
-#   scripts/build-wasm.sh [--out DIR] [--export-out DIR | --no-export] [--features LIST]
+#   scripts/build-wasm.sh [--out DIR] [--export-out DIR | --no-export] [--sql-out DIR | --no-sql]
+#                         [--features LIST]
 #                         [--opt-level z|s|1|2|3] [--wasm-opt "-Oz"|"-O3"|none]
 #
 # The defaults build the page's two modules. The options are for the benchmarks
@@ -19,12 +22,15 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 OUT="$ROOT/web/pkg"
 EXPORT_OUT="$ROOT/web/pkg-export"
+SQL_OUT="$ROOT/web/pkg-sql"
 TARGET=wasm32-unknown-unknown
 CARGO_FEATURES=""
 WASM_OPT_FLAGS="-Oz"
 while [ $# -gt 0 ]; do
   case "$1" in
-    --out) OUT=$(mkdir -p "$2" && cd "$2" && pwd); [ "$EXPORT_OUT" = "$ROOT/web/pkg-export" ] && EXPORT_OUT=""; shift 2 ;;
+    --out) OUT=$(mkdir -p "$2" && cd "$2" && pwd); [ "$EXPORT_OUT" = "$ROOT/web/pkg-export" ] && EXPORT_OUT=""; [ "$SQL_OUT" = "$ROOT/web/pkg-sql" ] && SQL_OUT=""; shift 2 ;;
+    --sql-out) SQL_OUT=$(mkdir -p "$2" && cd "$2" && pwd); shift 2 ;;
+    --no-sql) SQL_OUT=""; shift ;;
     --export-out) EXPORT_OUT=$(mkdir -p "$2" && cd "$2" && pwd); shift 2 ;;
     --no-export) EXPORT_OUT=""; shift ;;
     --features) CARGO_FEATURES="$2"; shift 2 ;;
@@ -86,6 +92,12 @@ SMOKE_EXPORT='
     const e = m.export_flink("{", "java");
     if (typeof j !== "string" || !j.includes("class JoinlabJob") || !e || !e.error || typeof m.run === "function") { console.error(String(j), JSON.stringify(e)); process.exit(1); }'
 
+SMOKE_SQL='
+    const ok = m.sql_to_scenario("CREATE TABLE a (k INT, t TIMESTAMP(3), WATERMARK FOR t AS t);\nCREATE TABLE b (k INT, t TIMESTAMP(3), WATERMARK FOR t AS t);\nSELECT * FROM a JOIN b ON a.k = b.k;");
+    const bad = m.sql_to_scenario("SELECT * FROM nowhere;");
+    const back = ok && ok.scenario && m.scenario_to_sql(JSON.stringify(ok.scenario));
+    if (!ok || !ok.scenario || !bad || !bad.errors || bad.errors[0].line !== 1 || typeof back !== "string" || typeof m.run === "function") { console.error(JSON.stringify(ok), JSON.stringify(bad)); process.exit(1); }'
+
 build_module() {
   local features="$1" out="$2" name="$3" smoke_js="$4"
   local feature_args=()
@@ -139,4 +151,7 @@ build_module() {
 build_module "$CARGO_FEATURES" "$OUT" joinlab "$SMOKE_ENGINE"
 if [ -n "$EXPORT_OUT" ]; then
   build_module "export-module" "$EXPORT_OUT" joinlab_export "$SMOKE_EXPORT"
+fi
+if [ -n "$SQL_OUT" ]; then
+  build_module "sql-module" "$SQL_OUT" joinlab_sql "$SMOKE_SQL"
 fi

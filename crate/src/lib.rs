@@ -21,6 +21,7 @@ pub mod plan;
 pub mod result;
 pub mod scenario;
 pub mod sim;
+pub mod sql;
 pub mod time;
 pub mod timers;
 pub mod trace;
@@ -30,12 +31,18 @@ pub mod verdict;
 pub mod watermark;
 pub mod workload;
 
-#[cfg(all(target_arch = "wasm32", not(feature = "export-module")))]
+#[cfg(all(
+    target_arch = "wasm32",
+    not(feature = "export-module"),
+    not(feature = "sql-module")
+))]
 pub mod wasm;
 #[cfg(all(target_arch = "wasm32", feature = "bench"))]
 mod wasm_bench;
 #[cfg(all(target_arch = "wasm32", feature = "export-module"))]
 pub mod wasm_export;
+#[cfg(all(target_arch = "wasm32", feature = "sql-module"))]
+pub mod wasm_sql;
 
 use error::Error;
 use operators::{

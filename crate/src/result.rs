@@ -155,6 +155,9 @@ pub struct Output {
     pub step: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<[i64; 2]>,
+    /// The query's output row, in `RunResult::columns` order (SQL scripts: `job.query`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<Value>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -321,6 +324,9 @@ impl Settings {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct RunResult {
     pub operator: OperatorKind,
+    /// The query's output column names, as Flink names them (SQL scripts: `job.query`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub columns: Vec<String>,
     /// The settings in milliseconds.
     pub settings: Settings,
     pub parallelism: u32,
@@ -394,6 +400,7 @@ impl RunResult {
                 subtask: o.subtask(),
                 step: o.step(),
                 window: window.map(|(a, b)| [a, b]),
+                values: None,
             })
             .collect();
         let late = out
@@ -475,8 +482,9 @@ impl RunResult {
                 .filter(|s| !s.entries.is_empty() || !s.timers.is_empty())
                 .collect()
         };
-        RunResult {
+        let mut result = RunResult {
             operator: plan.operator,
+            columns: Vec::new(),
             settings: Settings::of(plan),
             parallelism: plan.assigner_parallelism,
             operator_parallelism: plan.operator_parallelism,
@@ -518,7 +526,9 @@ impl RunResult {
             }),
             verdicts,
             trace: detail.then_some(out.steps),
-        }
+        };
+        crate::sql::eval::project(plan, &mut result);
+        result
     }
 }
 

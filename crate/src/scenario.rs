@@ -53,6 +53,10 @@ pub struct Scenario {
     /// result with these. Opaque to the engine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected: Option<serde_json::Value>,
+    /// The Flink SQL script this scenario was read from, exactly as typed (`crate::sql`);
+    /// empty for a scenario made with the controls.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub sql: String,
 }
 
 impl Default for Scenario {
@@ -64,6 +68,7 @@ impl Default for Scenario {
             job: Job::default(),
             streams: Vec::new(),
             expected: None,
+            sql: String::new(),
         }
     }
 }
@@ -175,6 +180,10 @@ pub struct Job {
     /// Flink SQL configuration that changes results (`SET 'key' = 'value'`).
     #[serde(default, skip_serializing_if = "is_default")]
     pub settings: SqlSettings,
+    /// The SQL query's projection (`columns` and `values` of the result); `None` for a
+    /// scenario made with the controls (no `values` in its result).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<crate::sql::ir::QuerySpec>,
 }
 
 impl Default for Job {
@@ -196,6 +205,7 @@ impl Default for Job {
             tvf: TvfSpec::default(),
             group: GroupSpec::default(),
             settings: SqlSettings::default(),
+            query: None,
         }
     }
 }

@@ -238,6 +238,9 @@ struct Sim<'p, 'c, O: Operator> {
     /// Watermark origins are needed: tracing, or the operator reports late rows
     /// (`Ctx::late` is the only reader of `Ctx::origin`).
     want_origin: bool,
+    /// Rows a SQL query's pushed-down `WHERE` rejects (`crate::sql::eval::filtered`; empty
+    /// without one): they reach their watermark generator but not the operator.
+    filtered: Vec<bool>,
     /// State rows and event-time timers of all subtasks at their last samples, and the peaks.
     total_rows: usize,
     total_timers: usize,
@@ -413,6 +416,7 @@ fn simulate_inner<'c, O: Operator>(
         scratch_outs: Vec::new(),
         scratch_advances: Vec::new(),
         any_periodic: plan.generators.iter().any(|g| g.interval > 0),
+        filtered: crate::sql::eval::filtered(plan),
         want_origin: opts.trace || window.is_some() || O::REPORTS_LATE,
         total_rows: 0,
         total_timers: 0,
@@ -882,6 +886,19 @@ impl<O: Operator> Sim<'_, '_, O> {
             processing_time: r.arrival,
         });
         let j = r.subtask.0 as usize;
+        if self.filtered.get(id.0 as usize).copied().unwrap_or(false) {
+            // Rejected by the query's WHERE (a Calc between the source and the join): only
+            // the watermark generator sees it.
+        } else {
+            self.deliver(id, j);
+        }
+        self.after_row(id);
+    }
+
+    /// Routes row `id` to operator subtask `j` and processes it there.
+    fn deliver(&mut self, id: RowId, j: usize) {
+        let plan = self.plan;
+        let r = plan.row(id);
         if self.sink.tracing {
             let keyed = plan.operator != OperatorKind::Split;
             let k = &plan.keys[r.key.0 as usize];
@@ -900,6 +917,12 @@ impl<O: Operator> Sim<'_, '_, O> {
             op.process_element(&mut cx, r.stream, id);
         }
         self.sample(j);
+    }
+
+    /// The generator's part of a row's arrival (after the operator, if the row reached it).
+    fn after_row(&mut self, id: RowId) {
+        let plan = self.plan;
+        let r = plan.row(id);
         // Then the generator sees the event.
         let mut em = std::mem::take(&mut self.emissions);
         em.clear();

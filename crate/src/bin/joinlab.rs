@@ -3,6 +3,9 @@
 //! ```text
 //! joinlab run FILE [--json] [--trace] [--max-work N] [--max-memory MB]
 //!                                       print outputs, late rows, side outputs, watermarks
+//!                                       (FILE.sql: a Flink SQL script, see scenarios/README.md)
+//! joinlab sql FILE                      print a scenario as a Flink SQL script
+//! joinlab json FILE                     print a scenario (e.g. a script's) as JSON
 //! joinlab bless FILE...                 write FILE's expected output beside it (NAME.expected.json)
 //! joinlab check FILE...                 compare each scenario with its expected output
 //! joinlab export FILE --flink-java|--flink-sql [--class NAME] [--data]   print a runnable Flink job
@@ -29,6 +32,9 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage:
   joinlab run FILE [--json] [--trace] [--max-work N] [--max-memory MB]
+                                          (FILE.json or a Flink SQL script FILE.sql)
+  joinlab sql FILE                        print a scenario as a Flink SQL script
+  joinlab json FILE                       print a scenario (e.g. a script's) as JSON
   joinlab bless FILE...
   joinlab check FILE...
   joinlab export FILE --flink-java|--flink-sql [--class NAME]
@@ -144,6 +150,10 @@ fn main() -> ExitCode {
                 l,
             )
         }),
+        "sql" if files.len() == 1 => to_sql(files[0]).map_err(Fail::from),
+        "json" if files.len() == 1 => load(files[0])
+            .map(|sc| println!("{}", sc.to_pretty_json()))
+            .map_err(Fail::from),
         "bless" if !files.is_empty() => files.iter().try_for_each(|f| bless(f)),
         "check" if !files.is_empty() => check(&files),
         "help" | "--help" | "-h" => out(&format!("{USAGE}\n")),
@@ -170,7 +180,19 @@ fn load(file: &str) -> Result<Scenario, String> {
             e.utf8_error().valid_up_to()
         )
     })?;
+    if file.ends_with(".sql") {
+        return joinlab::sql::sql_to_scenario(&text)
+            .map_err(|e| format!("{file}:{}:{}: {}", e.line, e.column, e.message));
+    }
     Scenario::from_json(&text).map_err(|e| format!("{file}: {e}"))
+}
+
+/// `joinlab sql FILE`: the scenario as a script (a script file prints as itself).
+fn to_sql(file: &str) -> Result<(), String> {
+    let sc = load(file)?;
+    let text = joinlab::sql::scenario_to_sql(&sc).map_err(|e| format!("{file}: {e}"))?;
+    print!("{text}");
+    Ok(())
 }
 
 fn execute(file: &str, trace: bool, limits: Limits) -> Result<RunResult, String> {
@@ -283,6 +305,9 @@ fn render(r: &RunResult) -> String {
     }
     if !r.outputs.is_empty() || r.windows.is_empty() {
         let _ = writeln!(s, "\noutputs ({}):", r.outputs.len());
+        if !r.columns.is_empty() {
+            let _ = writeln!(s, "  columns: {}", r.columns.join(", "));
+        }
         for o in &r.outputs {
             let kind = if sql {
                 format!("{} ", o.kind.short())
@@ -293,6 +318,17 @@ fn render(r: &RunResult) -> String {
                 .window
                 .map(|[a, b]| format!("  window [{a}, {b})"))
                 .unwrap_or_default();
+            if let Some(v) = &o.values {
+                let vals: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+                let _ = writeln!(
+                    s,
+                    "  {kind}[{}]  ts={} subtask={}{win}",
+                    vals.join(", "),
+                    opt(o.timestamp),
+                    o.subtask.0
+                );
+                continue;
+            }
             let _ = writeln!(
                 s,
                 "  {kind}{}  |  {}  ts={} subtask={}{win}",
@@ -401,7 +437,7 @@ fn export_cmd(cmd: &str, args: &[String]) -> Result<(), Fail> {
             let sc = match value("--operator").as_deref() {
                 None => export::gen::scenario(seed, i),
                 Some("regular_join") => export::gen_regular::scenario(seed, i),
-                Some(other) => return Err(format!("gen --operator {other}: no generator")),
+                Some(other) => return Err(format!("gen --operator {other}: no generator").into()),
             };
             let path = Path::new(&dir).join(format!("random-{seed}-{i:04}.json"));
             std::fs::write(&path, sc.to_pretty_json() + "\n")

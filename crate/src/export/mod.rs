@@ -19,6 +19,7 @@ pub mod flink_java;
 pub mod flink_sql;
 pub mod gen;
 pub mod gen_regular;
+mod sql_script;
 
 use crate::error::Error;
 use crate::parse::Side;
@@ -72,6 +73,8 @@ pub fn export_named(
     }
     let plan = plan::build(scenario, Limits::default())?;
     match (plan.operator.is_sql(), kind) {
+        // A scenario read from a SQL script runs the script's own query.
+        (true, _) if !scenario.sql.is_empty() => sql_script::generate(&plan, class_name),
         (true, _) => flink_sql::generate(&plan, class_name),
         (false, ExportKind::FlinkJava) => flink_java::generate(&plan, class_name),
         (false, ExportKind::FlinkSql) => Err(Error::config(

@@ -1,0 +1,162 @@
+//! A scenario read from a Flink SQL script (`scenario.sql`) as a Flink job that runs the
+//! user's own query text.
+//!
+//! Each table's rows come from the pacer as a `DataStream<Row>` with the scenario's
+//! watermarks (as in `flink_sql.rs`) and become a view with the script's column names: the
+//! record timestamp is the rowtime attribute under the time column's name
+//! (`columnByMetadata("rowtime")` + `SOURCE_WATERMARK()`, a `TIMESTAMP_LTZ(3)`), or
+//! `PROCTIME()` for a processing-time table. The query is the script's query, verbatim;
+//! `toChangelogStream` gives each result row with its row kind, printed as the values of the
+//! query's columns (timestamps as `YYYY-MM-DD HH:MM:SS.sss`, UTC).
+
+use super::{assemble, jstr, sql_bounds, JobParts, Shape};
+use crate::error::Error;
+use crate::plan::Plan;
+use crate::scenario::{OperatorKind, TimeKind};
+use std::fmt::Write;
+
+fn q(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
+}
+
+pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
+    let sc = &plan.scenario;
+    let job = &sc.job;
+    let Some(query) = crate::sql::script::query_text(&sc.sql) else {
+        return Err(Error::config("sql", "the script has no query"));
+    };
+    let interval_join = plan.operator == OperatorKind::SqlIntervalJoin;
+    let proctime = match plan.operator {
+        OperatorKind::SqlIntervalJoin => job.sql.time == TimeKind::Processing,
+        OperatorKind::LookupJoin => true,
+        _ => false,
+    };
+    let (src, vars) = super::flink_java::sources(plan);
+    let mut m = src;
+    let _ = writeln!(
+        m,
+        "        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);"
+    );
+    let _ = writeln!(
+        m,
+        "        tEnv.getConfig().set(\"table.local-time-zone\", \"UTC\");"
+    );
+    let _ = writeln!(m, "        tEnv.getConfig().set(\"table.exec.interval-join.min-cleanup-interval\", \"{} ms\");", job.sql.min_cleanup.0);
+    if let Some(t) = job.settings.state_ttl {
+        let _ = writeln!(
+            m,
+            "        tEnv.getConfig().set(\"table.exec.state.ttl\", \"{} ms\");",
+            t.0
+        );
+    }
+    for (i, s) in plan.schemas.iter().enumerate() {
+        let v = &vars[i];
+        let src_name = format!("jl_src_{i}");
+        let _ = writeln!(
+            m,
+            "        tEnv.createTemporaryView({}, tEnv.fromDataStream({v}, Schema.newBuilder()",
+            jstr(&src_name)
+        );
+        if proctime {
+            let _ = writeln!(
+                m,
+                "                .columnByExpression(\"jl_time\", \"PROCTIME()\")"
+            );
+        } else if s.time.is_some() {
+            let _ = writeln!(m, "                .columnByMetadata(\"jl_time\", DataTypes.TIMESTAMP_LTZ(3), \"rowtime\")");
+            let _ = writeln!(
+                m,
+                "                .watermark(\"jl_time\", \"SOURCE_WATERMARK()\")"
+            );
+        }
+        let _ = writeln!(m, "                .build()));");
+        // The view: the script's columns in order, the time column being the attribute.
+        let mut cols: Vec<String> = s
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(ci, c)| {
+                if Some(ci) == s.time {
+                    format!("jl_time AS {}", q(&c.name))
+                } else {
+                    q(&c.name)
+                }
+            })
+            .collect();
+        if proctime {
+            let name = crate::sql::script::proctime_column(&sc.sql, &s.name)
+                .unwrap_or_else(|| "proc_time".into());
+            cols.push(format!("jl_time AS {}", q(&name)));
+        }
+        let view = format!(
+            "CREATE TEMPORARY VIEW {} AS SELECT {} FROM {}",
+            q(&s.name),
+            cols.join(", "),
+            src_name
+        );
+        let _ = writeln!(m, "        tEnv.executeSql({});", jstr(&view));
+    }
+    let _ = writeln!(m, "        Table result = tEnv.sqlQuery({});", jstr(&query));
+    let _ = writeln!(
+        m,
+        "        DataStream<Row> changes = tEnv.toChangelogStream(result);"
+    );
+    let _ = writeln!(m, "        changes.process(new ShowValues()).setParallelism(OPERATOR_PARALLELISM).sinkTo(new Rt.Print()).setParallelism(OPERATOR_PARALLELISM).name(\"print changelog\");");
+    let c = r#"    /** Prints each change with its row kind and the query's values. */
+    static final class ShowValues extends ProcessFunction<Row, String> {
+        static final java.time.format.DateTimeFormatter F =
+                java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS");
+
+        static String value(Object v) {
+            if (v instanceof java.time.Instant) {
+                return "\"" + F.format(java.time.LocalDateTime.ofInstant((java.time.Instant) v, java.time.ZoneOffset.UTC)) + "\"";
+            }
+            if (v instanceof java.time.LocalDateTime) {
+                return "\"" + F.format((java.time.LocalDateTime) v) + "\"";
+            }
+            return Rt.json(v);
+        }
+
+        @Override
+        public void processElement(Row row, Context ctx, Collector<String> out) {
+            // No record timestamp: toChangelogStream sets it from a rowtime column left in
+            // the result, which is not part of the rows the SQL client shows.
+            String ts = Rt.ts(Long.MIN_VALUE);
+            StringBuilder b = new StringBuilder("[");
+            for (int i = 0; i < row.getArity(); i++) {
+                if (i > 0) {
+                    b.append(',');
+                }
+                b.append(value(row.getField(i)));
+            }
+            b.append(']');
+            out.collect("JL|OUT|" + Rt.subtask(getRuntimeContext()) + "|" + row.getKind().shortString() + "|" + ts + "|" + b + "|null|-");
+        }
+    }
+
+"#
+    .to_string();
+    let (delay, op_name) = if interval_join {
+        let (lo, hi) = sql_bounds(plan);
+        ((-lo).max(hi).max(0), "IntervalJoin")
+    } else {
+        (0, "Join")
+    };
+    let parts = JobParts {
+        imports: vec![
+            "import org.apache.flink.streaming.api.functions.ProcessFunction;".into(),
+            "import org.apache.flink.table.api.DataTypes;".into(),
+            "import org.apache.flink.table.api.Schema;".into(),
+            "import org.apache.flink.table.api.Table;".into(),
+            "import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;".into(),
+        ],
+        summary: vec![format!("The script's query, as written: {query}")],
+        operator_name: op_name.into(),
+        shape: Shape::Two,
+        output_watermark_delay: if proctime { 0 } else { delay },
+        pace_watermarks: !proctime,
+        main: m,
+        classes: c,
+    };
+    assemble(plan, class_name, parts)
+}

@@ -1,0 +1,570 @@
+//! A [`Scenario`] -> a Flink SQL script that [`super::script::parse`] reads back to the same
+//! scenario (with every column typed and the watermark written as Flink SQL's `rt - delay`).
+
+use super::ir::{Literal, SelectItem, SqlExpr};
+use crate::error::Error;
+use crate::parse::{parse_stream, Entry, RowKind};
+use crate::scenario::{JoinType, OperatorKind, Scenario, Strategy, TimeKind};
+use crate::value::{ColumnType, Value};
+use std::fmt::Write;
+
+/// A SQL identifier, in backquotes when it is not a plain lower-case word or is reserved.
+pub(crate) fn ident(name: &str) -> String {
+    let plain = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !RESERVED.contains(&name.to_ascii_uppercase().as_str());
+    if plain {
+        name.to_string()
+    } else {
+        format!("`{}`", name.replace('`', "``"))
+    }
+}
+
+/// Words Flink's parser reserves that people use as column names.
+const RESERVED: &[&str] = &[
+    "TIMESTAMP",
+    "TIME",
+    "DATE",
+    "USER",
+    "VALUE",
+    "VALUES",
+    "YEAR",
+    "MONTH",
+    "DAY",
+    "HOUR",
+    "MINUTE",
+    "SECOND",
+    "ORDER",
+    "GROUP",
+    "TABLE",
+    "SELECT",
+    "FROM",
+    "WHERE",
+    "AS",
+    "BY",
+    "ON",
+    "JOIN",
+    "LEFT",
+    "RIGHT",
+    "FULL",
+    "INNER",
+    "OUTER",
+    "AND",
+    "OR",
+    "NOT",
+    "NULL",
+    "TRUE",
+    "FALSE",
+    "IS",
+    "IN",
+    "CASE",
+    "WHEN",
+    "THEN",
+    "ELSE",
+    "END",
+    "INTERVAL",
+    "WINDOW",
+    "KEY",
+    "PRIMARY",
+    "WATERMARK",
+    "SYSTEM_TIME",
+    "RANGE",
+    "ROWS",
+    "COUNT",
+    "SUM",
+    "MIN",
+    "MAX",
+    "AVG",
+    "CAST",
+    "INSERT",
+    "INTO",
+    "SET",
+    "CREATE",
+    "WITH",
+    "ALL",
+    "ANY",
+    "SOME",
+    "EXISTS",
+    "BETWEEN",
+    "LIKE",
+    "HAVING",
+    "LIMIT",
+    "OFFSET",
+    "UNION",
+    "DESCRIPTOR",
+    "PARTITION",
+    "OVER",
+    "AT",
+    "LOCAL",
+    "CURRENT",
+    "DESC",
+    "ASC",
+    "ROW",
+    "TO",
+    "OF",
+    "FOR",
+    "DEFAULT",
+    "PROCTIME",
+];
+
+/// `INTERVAL '…' …` for a non-negative number of milliseconds (the sign is the caller's).
+/// Flink accepts a leading precision of at most 3 for `SECOND(p, 3)` and `DAY(p)`.
+pub(crate) fn interval(ms: i64) -> String {
+    let ms = ms.unsigned_abs();
+    if ms.is_multiple_of(3_600_000) && ms / 3_600_000 < 100 {
+        format!("INTERVAL '{}' HOUR", ms / 3_600_000)
+    } else if ms.is_multiple_of(60_000) && ms / 60_000 < 100 {
+        format!("INTERVAL '{}' MINUTE", ms / 60_000)
+    } else if ms.is_multiple_of(1000) && ms / 1000 < 100 {
+        format!("INTERVAL '{}' SECOND", ms / 1000)
+    } else if ms < 1_000_000 {
+        let secs = ms / 1000;
+        let digits = secs.to_string().len().max(1);
+        format!("INTERVAL '{secs}.{:03}' SECOND({digits}, 3)", ms % 1000)
+    } else {
+        let days = ms / 86_400_000;
+        let rest = ms % 86_400_000;
+        format!(
+            "INTERVAL '{days} {:02}:{:02}:{:02}.{:03}' DAY({}) TO SECOND(3)",
+            rest / 3_600_000,
+            rest / 60_000 % 60,
+            rest / 1000 % 60,
+            rest % 1000,
+            days.to_string().len().clamp(2, 3)
+        )
+    }
+}
+
+fn offset(t: &str, ms: i64) -> String {
+    if ms == 0 {
+        t.to_string()
+    } else if ms < 0 {
+        format!("{t} - {}", interval(ms))
+    } else {
+        format!("{t} + {}", interval(ms))
+    }
+}
+
+fn sql_type(t: ColumnType) -> &'static str {
+    t.sql_name()
+}
+
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+fn value_sql(v: &Value, time: bool) -> String {
+    match v {
+        Value::Long(ms) if time => format!("TIMESTAMP '{}'", crate::time::format_datetime(*ms)),
+        Value::Null => "NULL".into(),
+        Value::Str(s) => quote(s),
+        Value::Int(i) => i.to_string(),
+        Value::Long(i) => i.to_string(),
+        Value::Double(d) => format!("{d:?}"),
+        Value::Bool(b) => b.to_string().to_ascii_uppercase(),
+    }
+}
+
+/// Writes the scenario as a script.
+pub fn script(sc: &Scenario) -> Result<String, Error> {
+    let job = &sc.job;
+    let bad = |m: &str| Err(Error::config("job.operator", m.to_string()));
+    match job.operator {
+        OperatorKind::SqlIntervalJoin | OperatorKind::RegularJoin => {}
+        OperatorKind::TemporalJoin | OperatorKind::LookupJoin => {}
+        OperatorKind::WindowTvfAggregate => {}
+        OperatorKind::WindowTvfJoin => {
+            return bad("window join scenarios are not written as scripts yet")
+        }
+        _ => return bad("only Flink SQL operators can be written as a SQL script"),
+    }
+    let inputs = if job.operator == OperatorKind::WindowTvfAggregate {
+        1
+    } else {
+        2
+    };
+    if sc.streams.len() != inputs {
+        return Err(Error::config(
+            "streams",
+            format!("this SQL script needs {inputs} stream(s)"),
+        ));
+    }
+    let proctime = match job.operator {
+        OperatorKind::SqlIntervalJoin => job.sql.time == TimeKind::Processing,
+        OperatorKind::LookupJoin => true,
+        _ => false,
+    };
+    let mut out = String::new();
+    if job.parallelism != 1 {
+        let _ = writeln!(out, "SET 'parallelism.default' = '{}';", job.parallelism);
+    }
+    if let Some(m) = job.max_parallelism {
+        let _ = writeln!(out, "SET 'pipeline.max-parallelism' = '{m}';");
+    }
+    if let Some(d) = job.settings.source_idle_timeout {
+        let _ = writeln!(out, "SET 'table.exec.source.idle-timeout' = '{} ms';", d.0);
+    }
+    if let Some(d) = job.settings.state_ttl {
+        let _ = writeln!(out, "SET 'table.exec.state.ttl' = '{} ms';", d.0);
+    }
+    if job.sql.min_cleanup.0 != 0 {
+        let _ = writeln!(
+            out,
+            "SET 'table.exec.interval-join.min-cleanup-interval' = '{} ms';",
+            job.sql.min_cleanup.0
+        );
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    let mut time_attr = Vec::new();
+    for (si, spec) in sc.streams.iter().enumerate() {
+        let parsed = parse_stream(spec, job.parallelism.max(1))?;
+        let schema = &parsed.schema;
+        let _ = writeln!(out, "CREATE TABLE {} (", ident(&spec.name));
+        let mut lines = Vec::new();
+        for (ci, c) in schema.columns.iter().enumerate() {
+            let ty = if Some(ci) == schema.time {
+                "TIMESTAMP(3)"
+            } else {
+                sql_type(c.ty)
+            };
+            lines.push(format!("  {} {ty}", ident(&c.name)));
+        }
+        if proctime {
+            let mut name = "proc_time".to_string();
+            while schema
+                .columns
+                .iter()
+                .any(|c| c.name.eq_ignore_ascii_case(&name))
+            {
+                name.push('_');
+            }
+            lines.push(format!("  {} AS PROCTIME()", ident(&name)));
+            time_attr.push(name);
+        } else if let Some(ti) = schema.time {
+            let t = &schema.columns[ti].name;
+            let w = spec.watermark.as_ref().unwrap_or(&job.watermark);
+            if !w.per_event || w.interval.0 != 0 || w.idle_timeout.is_some() {
+                return Err(Error::stream(&spec.name, "watermark", "a SQL table's watermark is emitted per row here; periodic emission and idleness have no script form yet"));
+            }
+            // Flink SQL's watermark is `rt - delay` itself (the generated WatermarkGenerator,
+            // forwarded when larger): the engine's `legacy` rule. `bounded` is maxTs − d − 1.
+            let delay = match w.strategy {
+                Strategy::Legacy => w.delay.0,
+                Strategy::Bounded => w.delay.0 + 1,
+                Strategy::Monotonous => 1,
+                Strategy::Punctuated | Strategy::None => {
+                    return Err(Error::stream(
+                        &spec.name,
+                        "watermark",
+                        "a punctuated or absent watermark has no Flink SQL form",
+                    ))
+                }
+            };
+            lines.push(format!(
+                "  WATERMARK FOR {} AS {}",
+                ident(t),
+                offset(&ident(t), -delay)
+            ));
+            time_attr.push(t.clone());
+        } else if matches!(
+            job.operator,
+            OperatorKind::SqlIntervalJoin | OperatorKind::TemporalJoin
+        ) && (si == 0 || job.operator == OperatorKind::SqlIntervalJoin)
+        {
+            return Err(Error::stream(
+                &spec.name,
+                "time",
+                "an event-time SQL join needs a time column",
+            ));
+        } else {
+            time_attr.push(String::new());
+        }
+        if !spec.primary_key.is_empty() {
+            let pk: Vec<String> = spec.primary_key.iter().map(|k| ident(k)).collect();
+            lines.push(format!("  PRIMARY KEY ({}) NOT ENFORCED", pk.join(", ")));
+        }
+        let _ = writeln!(out, "{}\n);", lines.join(",\n"));
+        let rows: Vec<String> = parsed
+            .entries
+            .iter()
+            .map(|e| match e {
+                Entry::Watermark { line, .. } => Err(Error::row(
+                    &spec.name,
+                    *line as usize,
+                    1,
+                    "a WM row has no SQL form",
+                )),
+                Entry::Data(r) => {
+                    let vals: Vec<String> = r
+                        .values
+                        .iter()
+                        .enumerate()
+                        .map(|(ci, v)| value_sql(v, Some(ci) == schema.time))
+                        .collect();
+                    let mut ann = Vec::new();
+                    if r.kind != RowKind::Insert {
+                        ann.push(r.kind.short().to_string());
+                    }
+                    if let Some(a) = r.arrival {
+                        ann.push(format!("a={a}"));
+                    }
+                    if let Some(s) = r.subtask {
+                        ann.push(format!("s={s}"));
+                    }
+                    Ok((vals.join(", "), ann))
+                }
+            })
+            .collect::<Result<Vec<_>, Error>>()?
+            .into_iter()
+            .map(|(v, ann)| {
+                if ann.is_empty() {
+                    format!("  ({v})")
+                } else {
+                    format!("  ({v}) -- {}", ann.join(" "))
+                }
+            })
+            .collect();
+        if !rows.is_empty() {
+            let _ = writeln!(out, "INSERT INTO {} VALUES", ident(&spec.name));
+            // The comment of the last row must follow the `;`-free line: put `;` on its own
+            // line when the last row carries annotations.
+            let n = rows.len();
+            for (i, r) in rows.iter().enumerate() {
+                let (body, comment) = match r.split_once(" -- ") {
+                    Some((b, c)) => (b.to_string(), format!(" -- {c}")),
+                    None => (r.clone(), String::new()),
+                };
+                let sep = if i + 1 < n { "," } else { "" };
+                let _ = writeln!(out, "{body}{sep}{comment}");
+            }
+            let _ = writeln!(out, ";");
+        }
+        out.push('\n');
+    }
+    if job.operator == OperatorKind::WindowTvfAggregate {
+        out.push_str(&window_aggregate(sc, &time_attr[0])?);
+        return Ok(out);
+    }
+    // The query.
+    let (l, r) = (&sc.streams[0], &sc.streams[1]);
+    let mut hints = Vec::new();
+    if let Some(t) = job.settings.state_ttl_left {
+        hints.push(format!("'L' = '{} ms'", t.0));
+    }
+    if let Some(t) = job.settings.state_ttl_right {
+        hints.push(format!("'R' = '{} ms'", t.0));
+    }
+    let hint = if hints.is_empty() {
+        String::new()
+    } else {
+        format!("/*+ STATE_TTL({}) */ ", hints.join(", "))
+    };
+    let select = match &job.query {
+        Some(q) if !q.select.is_empty() => q.select.iter().map(item).collect::<Vec<_>>().join(", "),
+        _ => "*".to_string(),
+    };
+    let mut conds = Vec::new();
+    if let (Some(a), Some(b)) = (&l.key, &r.key) {
+        conds.push(format!("L.{} = R.{}", ident(a), ident(b)));
+    }
+    let join = match job.sql.join {
+        JoinType::Inner | JoinType::Left | JoinType::Right | JoinType::Full => job.sql.join.sql(),
+        _ => return bad("semi and anti joins have no script form yet"),
+    };
+    let right = match job.operator {
+        OperatorKind::TemporalJoin | OperatorKind::LookupJoin => format!(
+            "{} FOR SYSTEM_TIME AS OF L.{} AS R",
+            ident(&r.name),
+            ident(&time_attr[0])
+        ),
+        _ => format!("{} AS R", ident(&r.name)),
+    };
+    if job.operator == OperatorKind::SqlIntervalJoin {
+        let (lt, rt) = (
+            format!("L.{}", ident(&time_attr[0])),
+            format!("R.{}", ident(&time_attr[1])),
+        );
+        conds.push(format!(
+            "{lt} {} {}",
+            if job.sql.lower_strict { ">" } else { ">=" },
+            offset(&rt, job.sql.lower.0)
+        ));
+        conds.push(format!(
+            "{lt} {} {}",
+            if job.sql.upper_strict { "<" } else { "<=" },
+            offset(&rt, job.sql.upper.0)
+        ));
+    }
+    if conds.is_empty() {
+        conds.push("TRUE".into());
+    }
+    let wheres: Vec<String> = job
+        .query
+        .iter()
+        .flat_map(|q| [&q.where_left, &q.where_right])
+        .flatten()
+        .map(expr)
+        .collect();
+    let filter = if wheres.is_empty() {
+        String::new()
+    } else {
+        format!("\nWHERE {}", wheres.join(" AND "))
+    };
+    let _ = writeln!(
+        out,
+        "SELECT {hint}{select}\nFROM {} AS L\n{join} {right}\n  ON {}{filter};",
+        ident(&l.name),
+        conds.join("\n  AND ")
+    );
+    Ok(out)
+}
+
+fn item(it: &SelectItem) -> String {
+    let e = expr(&it.expr);
+    match &it.expr {
+        SqlExpr::Col { name, .. } if *name == it.name => e,
+        _ => format!("{e} AS {}", ident(&it.name)),
+    }
+}
+
+/// An IR expression as SQL (fully parenthesised where it nests).
+pub(crate) fn expr(e: &SqlExpr) -> String {
+    match e {
+        SqlExpr::Col { input, name } => {
+            format!("{}.{}", if *input == 0 { "L" } else { "R" }, ident(name))
+        }
+        SqlExpr::Lit(l) => match l {
+            Literal::Null => "NULL".into(),
+            Literal::Int(i) => i.to_string(),
+            Literal::Long(i) => i.to_string(),
+            Literal::Double(d) => format!("{d:?}"),
+            Literal::Str(s) => quote(s),
+            Literal::Bool(b) => b.to_string().to_ascii_uppercase(),
+            Literal::Timestamp(ms) => format!("TIMESTAMP '{}'", crate::time::format_datetime(*ms)),
+        },
+        SqlExpr::Interval(ms) => {
+            if *ms < 0 {
+                format!("-{}", interval(*ms))
+            } else {
+                interval(*ms)
+            }
+        }
+        SqlExpr::Bin { op, left, right } => {
+            format!("({} {} {})", expr(left), op.sql(), expr(right))
+        }
+        SqlExpr::Not(x) => format!("(NOT {})", expr(x)),
+        SqlExpr::Neg(x) => format!("(-{})", expr(x)),
+        SqlExpr::IsNull { expr: x, negated } => format!(
+            "({} IS {}NULL)",
+            expr(x),
+            if *negated { "NOT " } else { "" }
+        ),
+        SqlExpr::Case { when, otherwise } => {
+            let mut s = "CASE".to_string();
+            for (c, v) in when {
+                let _ = write!(s, " WHEN {} THEN {}", expr(c), expr(v));
+            }
+            if let Some(o) = otherwise {
+                let _ = write!(s, " ELSE {}", expr(o));
+            }
+            s + " END"
+        }
+        SqlExpr::Coalesce(args) => format!(
+            "COALESCE({})",
+            args.iter().map(expr).collect::<Vec<_>>().join(", ")
+        ),
+        SqlExpr::Cast { expr: x, ty } => format!("CAST({} AS {ty})", expr(x)),
+    }
+}
+
+/// `SELECT window_start, window_end, keys…, aggregates… FROM TABLE(TVF(…)) GROUP BY …`.
+fn window_aggregate(sc: &Scenario, time: &str) -> Result<String, Error> {
+    use crate::scenario::{AggFunc, TvfKind};
+    let job = &sc.job;
+    let t = &job.tvf;
+    let s = &sc.streams[0];
+    let table = if t.kind == TvfKind::Session && !job.group.keys.is_empty() {
+        let keys: Vec<String> = job.group.keys.iter().map(|k| ident(k)).collect();
+        format!("TABLE {} PARTITION BY {}", ident(&s.name), keys.join(", "))
+    } else {
+        format!("TABLE {}", ident(&s.name))
+    };
+    let need = |v: Option<crate::time::Millis>, what: &str| {
+        v.map(|m| m.0)
+            .ok_or_else(|| Error::config("job.tvf", format!("{what} is missing")))
+    };
+    let mut args = vec![table, format!("DESCRIPTOR({})", ident(time))];
+    match t.kind {
+        TvfKind::Tumble => args.push(interval(t.size.0)),
+        TvfKind::Hop => {
+            args.push(interval(need(t.slide, "HOP's slide")?));
+            args.push(interval(t.size.0));
+        }
+        TvfKind::Cumulate => {
+            args.push(interval(need(t.step, "CUMULATE's step")?));
+            args.push(interval(t.size.0));
+        }
+        TvfKind::Session => args.push(interval(need(t.gap, "SESSION's gap")?)),
+    }
+    if t.offset.0 != 0 && t.kind != TvfKind::Session {
+        args.push(if t.offset.0 < 0 {
+            format!("-{}", interval(t.offset.0))
+        } else {
+            interval(t.offset.0)
+        });
+    }
+    let name = match t.kind {
+        TvfKind::Tumble => "TUMBLE",
+        TvfKind::Hop => "HOP",
+        TvfKind::Cumulate => "CUMULATE",
+        TvfKind::Session => "SESSION",
+    };
+    let mut items: Vec<String> = vec!["window_start".into(), "window_end".into()];
+    items.extend(job.group.keys.iter().map(|k| ident(k)));
+    for a in &job.group.aggregates {
+        let f = match a.func {
+            AggFunc::Count => "COUNT",
+            AggFunc::Sum => "SUM",
+            AggFunc::Min => "MIN",
+            AggFunc::Max => "MAX",
+            AggFunc::Avg => "AVG",
+        };
+        let arg = match &a.column {
+            None => "*".to_string(),
+            Some(c) => format!("{}{}", if a.distinct { "DISTINCT " } else { "" }, ident(c)),
+        };
+        let alias = if a.alias.is_empty() {
+            String::new()
+        } else {
+            format!(" AS {}", ident(&a.alias))
+        };
+        items.push(format!("{f}({arg}){alias}"));
+    }
+    let mut group: Vec<String> = vec!["window_start".into(), "window_end".into()];
+    match &job.group.grouping_sets {
+        None => group.extend(job.group.keys.iter().map(|k| ident(k))),
+        Some(sets) => {
+            let sets: Vec<String> = sets
+                .iter()
+                .map(|s| {
+                    format!(
+                        "({})",
+                        s.iter().map(|k| ident(k)).collect::<Vec<_>>().join(", ")
+                    )
+                })
+                .collect();
+            group.push(format!("GROUPING SETS ({})", sets.join(", ")));
+        }
+    }
+    Ok(format!(
+        "SELECT {}\nFROM TABLE({name}({}))\nGROUP BY {};\n",
+        items.join(", "),
+        args.join(", "),
+        group.join(", ")
+    ))
+}

@@ -1,0 +1,59 @@
+//! The WebAssembly bindings of the SQL script reader (cargo feature `sql-module`): a module of
+//! its own, which the page loads only when a SQL scenario opens or the SQL tab is used, like
+//! the exporter's (src/wasm_export.rs). It holds sqlparser, [`crate::sql`] and the scenario
+//! types, not the simulator. Errors are returned as data.
+
+use crate::scenario::Scenario;
+use crate::sql::{scenario_to_sql as to_sql, sql_to_scenario as to_scenario, SqlError};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+#[derive(Serialize)]
+struct Parsed<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scenario: Option<&'a Scenario>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    errors: Vec<SqlError>,
+}
+
+#[derive(Serialize)]
+struct ErrorOut<'a> {
+    error: &'a crate::error::Error,
+    message: String,
+}
+
+fn to_js<T: Serialize>(v: &T) -> JsValue {
+    match serde_json::to_string(v) {
+        Ok(text) => js_sys::JSON::parse(&text).unwrap_or(JsValue::NULL),
+        Err(_) => JsValue::NULL,
+    }
+}
+
+/// A Flink SQL script -> `{ scenario }` (the scenario document, with the script in `sql`) or
+/// `{ errors: [{ line, column, message }] }` (1-based positions in the script).
+#[wasm_bindgen]
+pub fn sql_to_scenario(text: &str) -> JsValue {
+    match to_scenario(text) {
+        Ok(sc) => to_js(&Parsed {
+            scenario: Some(&sc),
+            errors: Vec::new(),
+        }),
+        Err(e) => to_js(&Parsed {
+            scenario: None,
+            errors: vec![e],
+        }),
+    }
+}
+
+/// A scenario (JSON text) -> its Flink SQL script (a string; the scenario's own `sql` when it
+/// has one), or `{ error, message }` when it has no script form.
+#[wasm_bindgen]
+pub fn scenario_to_sql(scenario_json: &str) -> JsValue {
+    match Scenario::from_json(scenario_json).and_then(|sc| to_sql(&sc)) {
+        Ok(text) => JsValue::from_str(&text),
+        Err(e) => to_js(&ErrorOut {
+            message: e.to_string(),
+            error: &e,
+        }),
+    }
+}
