@@ -290,3 +290,15 @@ test('typing in the SQL editor costs about what typing in a row editor does (rep
   assert.equal(rowT.n, keys.length);
   await page.context().close();
 });
+
+test('a page without a SQL scenario loads neither the SQL module nor the SQL editor', async () => {
+  const { page, problems } = await openPage(env);
+  await page.waitForFunction(() => window.__joinlab.result);
+  const names = () => page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+  assert.ok(!(await names()).some((n) => /joinlab_sql/.test(n)));
+  await page.click('#tab-sql');
+  await page.waitForFunction(() => /no SQL form/.test(document.getElementById('sql-note').textContent));
+  assert.ok((await names()).some((n) => /joinlab_sql_bg/.test(n)));
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});

@@ -6,27 +6,17 @@
 // reader says (line, column) and the last good result stays. Edits made elsewhere (the row
 // editors, the controls) are written back into the script (sync.js).
 
-import { EditorView, keymap, lineNumbers, drawSelection, highlightActiveLine } from '@codemirror/view';
-import { EditorState, Compartment } from '@codemirror/state';
-import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
-import { setDiagnostics, lintGutter } from '@codemirror/lint';
-import { syntaxHighlighting, defaultHighlightStyle } from '@codemirror/language';
-import { autocompletion, completionKeymap } from '@codemirror/autocomplete';
 import { h, fill } from '../dom.js';
 import { app, $, ui, actions, panel } from '../app/state.js';
 import { layoutStreams } from '../panels/streams.js';
 import { loadSql, sqlModule, parseScript, printScript } from './runtime.js';
-import { flinkSql, schemaOf } from './dialect.js';
 import { mergeScript } from './sync.js';
 import { wasm } from '../engine.js';
 
-/** @type {EditorView | null} */
+/** @type {any} the editor (sql/editor.js), once loaded */
 let view = null;
-const language = new Compartment();
-const editable = new Compartment();
-let schemaKey = '';
-/** the script is being set from the scenario (not typed): no parse */
-let silent = false;
+/** @type {Promise<any> | null} */
+let editorLoading = null;
 /** the change comes from the SQL editor: the script is the truth, nothing to write back */
 let fromEditor = false;
 /** a SQL scenario is waiting for the SQL module: its runs wait too */
@@ -73,72 +63,34 @@ function setTab(which) {
   panel('job').classList.toggle('is-sql', which === 'sql');
 }
 
-function ensureView() {
-  if (view) return view;
-  view = new EditorView({
-    parent: $('sql-editor'),
-    state: EditorState.create({
-      doc: '',
-      extensions: [
-        lineNumbers(),
-        history(),
-        drawSelection(),
-        highlightActiveLine(),
-        syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
-        autocompletion(),
-        lintGutter(),
-        keymap.of([...completionKeymap, ...defaultKeymap, ...historyKeymap]),
-        language.of(flinkSql('')),
-        editable.of(EditorView.editable.of(!app.embed.readOnly)),
-        EditorView.contentAttributes.of({ 'aria-label': 'Flink SQL script', spellcheck: 'false' }),
-        EditorView.updateListener.of((u) => {
-          if (u.docChanged && !silent) onEdit(u.state.doc.toString());
-        }),
-      ],
-    }),
+/** Loads the SQL module and the editor's chunk, and builds the editor once. */
+function loadAll() {
+  editorLoading ??= import('./editor.js').then((m) => {
+    view ??= m.createSqlEditor($('sql-editor'), { onChange: onEdit, readOnly: app.embed.readOnly });
+    return view;
   });
-  return view;
+  editorLoading.catch(() => (editorLoading = null));
+  return Promise.all([loadSql(), editorLoading]);
 }
+
+/** Whether both are loaded (calls are synchronous from then on). */
+const ready = () => !!(sqlModule() && view);
 
 /** Puts `text` in the editor without reading it (it came from the scenario). @param {string} text */
 function setDoc(text) {
-  const v = ensureView();
-  v.dispatch({ effects: editable.reconfigure(EditorView.editable.of(!app.embed.readOnly)) });
-  if (v.state.doc.toString() === text) return;
-  silent = true;
-  try {
-    v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: text } });
-  } finally {
-    silent = false;
-  }
-  updateSchema(text);
-}
-
-/** Table and column completion follows the script's CREATE TABLE statements. @param {string} text */
-function updateSchema(text) {
-  const key = JSON.stringify(schemaOf(text));
-  if (key === schemaKey || !view) return;
-  schemaKey = key;
-  view.dispatch({ effects: language.reconfigure(flinkSql(text)) });
+  if (!view) return;
+  view.setReadOnly(app.embed.readOnly);
+  view.setText(text);
 }
 
 /** Marks the reader's errors in the editor and says them under it. @param {{ line: number, column: number, message: string }[]} errors */
 function markErrors(errors) {
-  if (!view) return;
-  const doc = view.state.doc;
-  const diags = errors.map((e) => {
-    const line = doc.line(Math.min(Math.max(1, e.line || 1), doc.lines));
-    const from = Math.min(line.from + Math.max(0, (e.column || 1) - 1), line.to);
-    const word = /^[\w`']+/.exec(doc.sliceString(from, line.to));
-    const to = Math.max(from, Math.min(line.to, from + (word ? word[0].length : 1)));
-    return { from, to, severity: /** @type {'error'} */ ('error'), message: e.message };
-  });
-  view.dispatch(setDiagnostics(view.state, diags));
+  if (view) view.mark(errors);
   fill($('sql-error'), ...errors.map((e) => h('div', null, `line ${e.line}, column ${e.column}: ${e.message}`)));
 }
 
 function clearErrors() {
-  if (view) view.dispatch(setDiagnostics(view.state, []));
+  if (view) view.mark([]);
   fill($('sql-error'));
 }
 
@@ -162,8 +114,8 @@ function adopt(parsed) {
 function onEdit(text) {
   if (!app.scenario) return;
   app.scenario.sql = text;
-  updateSchema(text);
-  if (!sqlModule()) return;
+  if (view) view.setSchema(text);
+  if (!ready()) return;
   const t0 = performance.now();
   const r = parseScript(text);
   sqlTimings.parseMs = performance.now() - t0;
@@ -206,12 +158,12 @@ export function sqlScenarioShown(sc) {
   fill($('sql-note'));
   $('sql-editor').hidden = false;
   // The module is there: read the script now, before the run that follows.
-  if (sqlModule()) {
+  if (ready()) {
     readShown(sc);
     return;
   }
   pending = true;
-  loadSql()
+  loadAll()
     .then(() => {
       pending = false;
       if (app.scenario !== sc) return;
@@ -242,7 +194,7 @@ async function openSqlTab() {
   const sc = app.scenario;
   if (!sc) return;
   try {
-    await loadSql();
+    await loadAll();
   } catch (e) {
     fill($('sql-note'), `The SQL reader could not be loaded: ${/** @type {Error} */ (e).message || e}`);
     return;
@@ -280,7 +232,7 @@ function withoutScript(sc) {
  */
 export function syncScriptFromScenario() {
   const sc = app.scenario;
-  if (fromEditor || pending || !sc || typeof sc.sql !== 'string' || !sc.sql || !sqlModule()) return;
+  if (fromEditor || pending || !sc || typeof sc.sql !== 'string' || !sc.sql || !ready()) return;
   const mine = parseScript(sc.sql);
   if (!mine.scenario) return; // the script does not read: it is the user's to fix
   // Both sides in the engine's normal form (defaults left out), so that a default a control
