@@ -302,3 +302,24 @@ test('a page without a SQL scenario loads neither the SQL module nor the SQL edi
   assert.deepEqual(problems, []);
   await page.context().close();
 });
+
+test('a control changed on a SQL scenario rewrites the script, which reads back to the same job', async () => {
+  const { page, problems } = await openScript('seed-interval-left-join.sql');
+  await page.click('#tab-controls');
+  await page.fill('[data-path="job.sql.upper"] input', '1m');
+  await page.locator('[data-path="job.sql.upper"] input').press('Tab');
+  await page.waitForFunction((seed) => window.__joinlab.app.scenario.sql !== seed, SEED);
+  const text = await sqlText(page);
+  // The tables and their rows keep the user's text; the query is the printer's, with the new bound.
+  assert.ok(text.startsWith(SEED.slice(0, SEED.indexOf('INSERT INTO sink_table'))), text);
+  assert.match(text, /INTERVAL '1' MINUTE/);
+  fs.writeFileSync(path.join(TMP, 'ctl.sql'), text);
+  const back = JSON.parse(cli(['json', path.join(TMP, 'ctl.sql')]).stdout);
+  assert.equal(back.job.sql.upper, 60000);
+  assert.equal(back.job.sql.lower, -600000);
+  const want = runScript(text, 'ctl').result;
+  await page.waitForFunction((n) => window.__joinlab.result.outputs.length === n, want.outputs.length);
+  assert.deepEqual(await tableCells(page, '#outputs'), expectedCells(want));
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
