@@ -323,3 +323,22 @@ test('a control changed on a SQL scenario rewrites the script, which reads back 
   assert.deepEqual(problems, []);
   await page.context().close();
 });
+
+test('completion offers the tables and columns of the script DDL, and Flink keywords', async () => {
+  const { page, problems } = await openScript('seed-interval-left-join.sql');
+  const l = lineOf(SEED, 'LEFT JOIN click_log');
+  await gotoLine(page, l);
+  await page.keyboard.press('End');
+  await page.keyboard.type(' AND click_log.cli');
+  await page.waitForSelector('.cm-tooltip-autocomplete');
+  const options = await page.$$eval('.cm-tooltip-autocomplete li', (ls) => ls.map((x) => x.textContent));
+  assert.ok(options.some((o) => o.includes('click_params')), options.join(', '));
+  await page.keyboard.press('Escape');
+  await page.keyboard.type(' WATERM');
+  await page.waitForFunction(() => [...document.querySelectorAll('.cm-tooltip-autocomplete li')].some((x) => /WATERMARK/.test(x.textContent)));
+  await page.keyboard.press('Escape');
+  await page.keyboard.type(' TUMBL');
+  await page.waitForFunction(() => [...document.querySelectorAll('.cm-tooltip-autocomplete li')].some((x) => /TUMBLE/.test(x.textContent)));
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
