@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { setup, openPage, tableCells, ROOT } from './helpers.mjs';
 
 let env;
@@ -339,6 +340,19 @@ test('completion offers the tables and columns of the script DDL, and Flink keyw
   await page.keyboard.press('Escape');
   await page.keyboard.type(' TUMBL');
   await page.waitForFunction(() => [...document.querySelectorAll('.cm-tooltip-autocomplete li')].some((x) => /TUMBLE/.test(x.textContent)));
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('axe-core: no serious or critical violation on the SQL tab', async () => {
+  const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  const { page, problems } = await openScript('seed-interval-left-join.sql');
+  await page.locator('#sql-editor .cm-content').click();
+  await page.evaluate(AXE);
+  // The tab's own panel (the result panels are tests/browser/a11y.test.mjs's).
+  const v = await page.evaluate(async () => (await window.axe.run(document.querySelector('[data-panel="job"]'), { resultTypes: ['violations'] })).violations);
+  const bad = v.filter((x) => x.impact === 'serious' || x.impact === 'critical').map((x) => `${x.id}: ${x.help} — ${x.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+  assert.deepEqual(bad, []);
   assert.deepEqual(problems, []);
   await page.context().close();
 });
