@@ -258,7 +258,7 @@ export function syncScriptFromScenario() {
   if (!anyChange) return;
   const printed = printScript(withoutScript(sc));
   if (typeof printed !== 'string') {
-    fill($('sql-note'), `This change has no SQL form (${printed.message}); the script below no longer describes the job.`);
+    fill($('sql-note'), `The script could not be updated (${printed.message}): until then it does not describe the job.`);
     return;
   }
   let text = mergeScript(sc.sql, printed, changed);
