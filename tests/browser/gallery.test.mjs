@@ -20,7 +20,9 @@ test('the gallery lists every scenario with its title, and choosing one loads it
   const { page, problems } = await openPage(env);
   await page.click('#btn-gallery');
   const names = await page.$$eval('[data-gallery]', (bs) => bs.map((b) => b.dataset.gallery));
-  assert.deepEqual([...names].sort(), files.map((f) => path.basename(f, '.json')).sort());
+  // The SQL scripts (scenarios/*.sql) are listed as NAME.sql (tests/browser/sql-tab.test.mjs opens them).
+  const scripts = fs.readdirSync(path.dirname(files[0])).filter((f) => f.endsWith('.sql'));
+  assert.deepEqual([...names].sort(), files.map((f) => path.basename(f, '.json')).concat(scripts).sort());
   const last = files[files.length - 1];
   const doc = JSON.parse(fs.readFileSync(last, 'utf8'));
   const item = page.locator(`[data-gallery="${path.basename(last, '.json')}"]`);

@@ -1,4 +1,5 @@
 // Pure formatting of engine results: shared by the page and the browser tests (no DOM here).
+import { sqlOutputHeaders, sqlOutputCells } from './sql/format.js';
 
 /** A watermark as the engine serialises it: a number, or "-inf" / "+inf". */
 export function fmtWatermark(w) {
@@ -58,6 +59,7 @@ export function isSql(result) {
 
 /** Column headers of the output table for a result. */
 export function outputHeaders(result) {
+  if (Array.isArray(result.columns)) return sqlOutputHeaders(result);
   const f = factsOf(result);
   const h = ['#'];
   if (f.sql) h.push('kind');
@@ -70,6 +72,7 @@ export function outputHeaders(result) {
 
 /** The cells of one output row, as text (same order as outputHeaders). */
 export function outputCells(o, i, result) {
+  if (Array.isArray(result.columns)) return sqlOutputCells(o, i);
   const f = factsOf(result);
   const c = [String(i + 1)];
   if (f.sql) c.push(o.kind);

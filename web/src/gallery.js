@@ -1,5 +1,6 @@
 // The gallery: every scenarios/*.json (not *.expected.json), bundled at build time.
 import { DEFAULT_SCENARIO } from './default-scenario.js';
+import { sqlGallery } from './sql/gallery.js';
 
 const files = import.meta.glob(['../../scenarios/*.json', '!../../scenarios/*.expected.json'], {
   query: '?raw',
@@ -33,6 +34,7 @@ export const GALLERY = Object.entries(files)
     };
   })
   .filter((g) => g.valid)
+  .concat(sqlGallery())
   .sort((a, b) => (a.name === DEFAULT_NAME ? -1 : b.name === DEFAULT_NAME ? 1 : a.name.localeCompare(b.name)));
 
 export function findScenario(name) {

@@ -38,6 +38,7 @@ import './panels/timeline-panel.js';
 import './panels/stepper-panel.js';
 import { wireExport } from './panels/export.js';
 import { wireCompare } from './panels/compare.js';
+import { wireSqlTab, sqlTimings } from './sql/tab.js';
 import { streamPanels, ensureStreams, layoutStreams, prebuildStream } from './panels/streams.js';
 
 export { BIG_ROWS, SLOW_MS, SYNC_TRACE_ROWS, SNAPSHOT_ROWS, TRACE_ROWS } from './app/scheduler.js';
@@ -57,6 +58,7 @@ function showProblem(...parts) {
 
 function wire() {
   wireShareEmbed();
+  wireSqlTab();
   $('btn-set-expected').addEventListener('click', useAsExpected);
   $('progress-cancel').addEventListener('click', () => {
     const pasting = streamPanels.filter((p) => p.editor.pasting);
@@ -223,6 +225,7 @@ async function main() {
     count: (/** @type {string} */ field, /** @type {string} */ tag) => resultCount(app.result, field, tag),
     compactJson,
     shareUrl,
+    sql: sqlTimings,
     get editors() {
       return streamPanels.map((p) => p.editor);
     },

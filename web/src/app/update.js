@@ -9,6 +9,7 @@ import { parseScenarioText, cloneScenario, resultCount } from './scenario.js';
 import { schedule, initScheduler } from './scheduler.js';
 import { renderPanels } from './registry.js';
 import { scheduleHash } from './share-embed.js';
+import { sqlPending, sqlScenarioShown, syncScriptFromScenario } from '../sql/tab.js';
 import { ensureStreams, layoutStreams, layoutStreamsVisibility, totalRows, clearErrors, markError } from '../panels/streams.js';
 
 /**
@@ -17,7 +18,8 @@ import { ensureStreams, layoutStreams, layoutStreamsVisibility, totalRows, clear
  *   whatever its size; `keepUrl`: a freshly opened scenario keeps the address it came with
  */
 export function recompute({ forceWorker = false, keepUrl = false } = {}) {
-  if (!app.scenario) return;
+  if (!app.scenario || sqlPending()) return;
+  syncScriptFromScenario();
   ui.controls.refresh();
   layoutStreamsVisibility();
   const seq = ++app.seq;
@@ -122,6 +124,7 @@ export function showScenario(sc, source) {
   if (sc.title) document.title = `${sc.title} — Joinlab`;
   ui.controls.load();
   layoutStreams();
+  sqlScenarioShown(sc);
 }
 
 /** Opens scenario JSON text. Throws ShareError when it is not a scenario. @param {string} text @param {string} [source] */
