@@ -310,7 +310,6 @@ def main():
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--operator", default=None, help="random scenarios of one operator (joinlab gen --operator)")
     ap.add_argument("--no-gallery", action="store_true")
-    ap.add_argument("--operator", default=None, help="random scenarios of this operator only (e.g. window_tvf_aggregate)")
     ap.add_argument("--only", nargs="*", default=None, help="scenario files to run instead of the gallery")
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--work", default=os.path.join(ROOT, "target", "conformance"))
@@ -318,7 +317,6 @@ def main():
     ap.add_argument("--shrink-seconds", type=int, default=900)
     ap.add_argument("--no-shrink", action="store_true")
     ap.add_argument("--verbose", action="store_true")
-    ap.add_argument("--operator", default=None, help="random scenarios of this operator only (joinlab gen --operator)")
     args = ap.parse_args()
     JOINLAB[0] = args.joinlab
     t_start = time.time()
