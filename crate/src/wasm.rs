@@ -24,11 +24,58 @@ struct ErrorOut<'a> {
 }
 
 /// A document as a JavaScript object, through JSON text and the browser's `JSON.parse`.
-fn to_js<T: Serialize>(v: &T) -> JsValue {
-    match serde_json::to_string(v) {
-        Ok(text) => js_sys::JSON::parse(&text).unwrap_or(JsValue::NULL),
-        Err(_) => JsValue::NULL,
+/// The most JSON text one answer may become. A `String` cannot pass 2 GB in wasm32 (its
+/// growth panics with "capacity overflow", which the page saw as `RuntimeError: unreachable`),
+/// and the page could not take a result that large anyway; the engine's memory budget
+/// estimates its own structures, not this text, so the text is bounded here.
+const MAX_JSON_BYTES: usize = 256 << 20;
+
+/// A buffer that refuses to grow past [`MAX_JSON_BYTES`].
+struct Capped(Vec<u8>);
+
+impl std::io::Write for Capped {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.0.len() + buf.len() > MAX_JSON_BYTES {
+            return Err(std::io::Error::other("the JSON text is too large"));
+        }
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
     }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `v` as JSON text, or an error that says the result is too large to hand to the page.
+fn json_text<T: Serialize>(v: &T) -> Result<String, Error> {
+    let mut w = Capped(Vec::new());
+    match serde_json::to_writer(&mut w, v) {
+        Ok(()) => Ok(String::from_utf8(w.0).unwrap_or_default()),
+        Err(_) => Err(Error::Limit {
+            message: format!(
+                "the result would be more than {} MB of JSON text, more than the page can hold: \
+                 fewer rows, fewer windows per row (a larger slide) or narrower bounds make it smaller",
+                MAX_JSON_BYTES >> 20
+            ),
+        }),
+    }
+}
+
+/// An answer as JSON text: the value, or the error when the value is too large.
+fn answer_text<T: Serialize>(v: &T) -> String {
+    json_text(v).unwrap_or_else(|e| error_text(&e))
+}
+
+fn error_text(e: &Error) -> String {
+    serde_json::to_string(&ErrorOut {
+        error: e,
+        message: e.to_string(),
+    })
+    .unwrap_or_default()
+}
+
+fn to_js<T: Serialize>(v: &T) -> JsValue {
+    js_sys::JSON::parse(&answer_text(v)).unwrap_or(JsValue::NULL)
 }
 
 fn error(e: &Error) -> JsValue {
@@ -136,12 +183,8 @@ pub fn trace_window(scenario_json: &str, from: usize, count: usize) -> String {
     let w = Scenario::from_json(scenario_json)
         .and_then(|sc| crate::trace_window::trace_window(&sc, from, count));
     match w {
-        Ok(w) => serde_json::to_string(&w).unwrap_or_default(),
-        Err(e) => serde_json::to_string(&ErrorOut {
-            error: &e,
-            message: e.to_string(),
-        })
-        .unwrap_or_default(),
+        Ok(w) => answer_text(&w),
+        Err(e) => error_text(&e),
     }
 }
 
@@ -149,12 +192,8 @@ pub fn trace_window(scenario_json: &str, from: usize, count: usize) -> String {
 #[wasm_bindgen]
 pub fn run_to_json(scenario_json: &str, trace: bool) -> String {
     match crate::run_json(scenario_json, trace) {
-        Ok(r) => serde_json::to_string(&r).unwrap_or_default(),
-        Err(e) => serde_json::to_string(&ErrorOut {
-            error: &e,
-            message: e.to_string(),
-        })
-        .unwrap_or_default(),
+        Ok(r) => answer_text(&r),
+        Err(e) => error_text(&e),
     }
 }
 

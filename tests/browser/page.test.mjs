@@ -148,7 +148,7 @@ test('every control writes a field the engine knows, and every operator runs', a
     ['sql_interval_join', /^✓/],
     ['regular_join', /^✓/],
     ['window_aggregate', /^✓/],
-    ['split', /Not run: job\.split\.column: choose the column/],
+    ['split', /Not run: Column: choose the column/],
     ['window_join', /^✓ 8 outputs/],
   ]) {
     await page.selectOption('[data-path="job.operator"] select', op);
