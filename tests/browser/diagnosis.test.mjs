@@ -17,7 +17,7 @@ after(async () => {
 const CASES = [
   ['pitfall-no-final-watermark', 'no_final_watermark'],
   ['pitfall-lagging-input', 'lagging_input'],
-  ['pitfall-keys-different-types', 'keys_never_meet'],
+  ['pitfall-keys-never-meet', 'keys_never_meet'],
   ['pitfall-interval-bounds-backwards', 'bounds_exclude_all'],
 ];
 
