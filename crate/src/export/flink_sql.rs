@@ -19,38 +19,17 @@ pub(crate) fn q(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))
 }
 
-/// `INTERVAL '…' …` for a number of milliseconds (the sign is the caller's). Flink 2.3 accepts
-/// a leading precision of at most 3 for `SECOND(p, 3)` and `DAY(p)`.
+/// `INTERVAL '…' …` for a number of milliseconds (the sign is the caller's), as the SQL
+/// printer writes it ([`crate::sql::print::interval`]); Flink 2.3 has no `DAY(4)`, so a bound
+/// of 1000 days or more is an error here.
 pub(crate) fn interval(ms: i64) -> Result<String, Error> {
-    let ms = ms.unsigned_abs();
-    Ok(if ms.is_multiple_of(3_600_000) && ms / 3_600_000 < 100 {
-        format!("INTERVAL '{}' HOUR", ms / 3_600_000)
-    } else if ms.is_multiple_of(60_000) && ms / 60_000 < 100 {
-        format!("INTERVAL '{}' MINUTE", ms / 60_000)
-    } else if ms.is_multiple_of(1000) && ms / 1000 < 100 {
-        format!("INTERVAL '{}' SECOND", ms / 1000)
-    } else if ms < 1_000_000 {
-        let secs = ms / 1000;
-        let digits = secs.to_string().len().max(1);
-        format!("INTERVAL '{secs}.{:03}' SECOND({digits}, 3)", ms % 1000)
-    } else {
-        let days = ms / 86_400_000;
-        if days >= 1000 {
-            return Err(Error::config(
-                "job.sql",
-                "an interval bound of 1000 days or more has no Flink SQL literal here",
-            ));
-        }
-        let rest = ms % 86_400_000;
-        format!(
-            "INTERVAL '{days} {:02}:{:02}:{:02}.{:03}' DAY({}) TO SECOND(3)",
-            rest / 3_600_000,
-            rest / 60_000 % 60,
-            rest / 1000 % 60,
-            rest % 1000,
-            days.to_string().len().clamp(2, 3)
-        )
-    })
+    if ms.unsigned_abs() / 86_400_000 >= 1000 {
+        return Err(Error::config(
+            "job.sql",
+            "an interval bound of 1000 days or more has no Flink SQL literal here",
+        ));
+    }
+    Ok(crate::sql::print::interval(ms))
 }
 
 /// `R.t + x` / `R.t - x`.

@@ -6,6 +6,33 @@ use crate::plan::Plan;
 use crate::result::RunResult;
 use crate::value::Value;
 
+/// The two inputs' column names and time columns, as the query's expressions address them.
+struct Inputs {
+    cols: Vec<Vec<String>>,
+    time: [Option<usize>; 2],
+}
+
+impl Inputs {
+    fn of(plan: &Plan) -> Inputs {
+        Inputs {
+            cols: plan
+                .schemas
+                .iter()
+                .map(|s| s.columns.iter().map(|c| c.name.clone()).collect())
+                .collect(),
+            time: [
+                plan.schemas.first().and_then(|s| s.time),
+                plan.schemas.get(1).and_then(|s| s.time),
+            ],
+        }
+    }
+
+    /// The left and right column names (empty for an input the plan does not have).
+    fn columns(&self) -> [&[String]; 2] {
+        [0, 1].map(|i| self.cols.get(i).map_or(&[][..], |c| &c[..]))
+    }
+}
+
 /// Fills `columns` and `values` when the scenario has a SQL query (`job.query`); `SELECT *`
 /// (an empty list) is every column of the left input, then of the right, as Flink's `*`
 /// expands, with Calcite's unique names (`SqlValidatorUtil.uniquify`: `k`, `k0`).
@@ -17,20 +44,8 @@ pub fn project(plan: &Plan, result: &mut RunResult) {
         // The operator computed its own rows (the window aggregation's GROUP BY).
         return;
     }
-    let cols: Vec<Vec<String>> = plan
-        .schemas
-        .iter()
-        .map(|s| s.columns.iter().map(|c| c.name.clone()).collect())
-        .collect();
-    let empty: Vec<String> = Vec::new();
-    let columns: [&[String]; 2] = [
-        cols.first().unwrap_or(&empty),
-        cols.get(1).unwrap_or(&empty),
-    ];
-    let time = [
-        plan.schemas.first().and_then(|s| s.time),
-        plan.schemas.get(1).and_then(|s| s.time),
-    ];
+    let inputs = Inputs::of(plan);
+    let (columns, time) = (inputs.columns(), inputs.time);
     let items: Vec<(super::ir::SqlExpr, String)> = if q.select.is_empty() {
         let mut v = Vec::new();
         for (side, cs) in columns.iter().enumerate() {
@@ -123,20 +138,8 @@ pub fn filtered(plan: &Plan) -> Vec<bool> {
     if preds.iter().all(Option::is_none) {
         return Vec::new();
     }
-    let cols: Vec<Vec<String>> = plan
-        .schemas
-        .iter()
-        .map(|s| s.columns.iter().map(|c| c.name.clone()).collect())
-        .collect();
-    let empty: Vec<String> = Vec::new();
-    let columns: [&[String]; 2] = [
-        cols.first().unwrap_or(&empty),
-        cols.get(1).unwrap_or(&empty),
-    ];
-    let time = [
-        plan.schemas.first().and_then(|s| s.time),
-        plan.schemas.get(1).and_then(|s| s.time),
-    ];
+    let inputs = Inputs::of(plan);
+    let (columns, time) = (inputs.columns(), inputs.time);
     plan.rows
         .iter()
         .map(|r| {
