@@ -126,6 +126,7 @@ pub fn verdicts(plan: &Plan, sink: &Sink, state_left: &[RowId]) -> Vec<Verdict> 
     }
     let op = plan.operator;
     let job = &plan.scenario.job;
+    let versions = crate::versions::Versions::of(plan);
     (0..n)
         .map(|i| {
             let id = RowId(i as u32);
@@ -139,7 +140,7 @@ pub fn verdicts(plan: &Plan, sink: &Sink, state_left: &[RowId]) -> Vec<Verdict> 
                 let l = &sink.late[li];
                 return Verdict { row: id, outcome: Outcome::Late, outputs: Vec::new(), late: Some(li), message: format!("late: {}", crate::result::late_text(plan, l)) };
             }
-            if let Some(v) = crate::versions::verdict(plan, sink, id, &outs[i], buffered[i]) {
+            if let Some(v) = crate::versions::verdict(plan, sink, &versions, id, &outs[i], buffered[i]) {
                 return v;
             }
             match op {

@@ -16,6 +16,8 @@ use crate::scenario::OperatorKind;
 use crate::value::Value;
 use crate::verdict::{Outcome, Verdict};
 use serde::Serialize;
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::ops::Bound::{Excluded, Unbounded};
 
 /// One version (a row of the versioned or dimension table) and when it is valid.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -89,38 +91,38 @@ fn temporal_spans(plan: &Plan) -> Vec<VersionSpan> {
         .into_iter()
         .filter(|&id| plan.row(id).kind != RowKind::UpdateBefore)
         .collect();
-    let mut out: Vec<VersionSpan> = Vec::new();
+    // Per key, the times of its versions (for where each version ends); walking the rows
+    // backwards, whether a later row has the same key and time (then it replaced this one).
+    // Both in O(n log n): a link of a few hundred characters can expand to many rows.
+    let mut times: HashMap<&Value, BTreeSet<i64>> = HashMap::new();
     for &id in &rows {
+        if let Some(t) = plan.row(id).ts {
+            times.entry(key_of(plan, id)).or_default().insert(t);
+        }
+    }
+    let mut replaced = vec![false; rows.len()];
+    let mut seen: HashSet<(&Value, Option<i64>)> = HashSet::new();
+    for (i, &id) in rows.iter().enumerate().rev() {
+        replaced[i] = !seen.insert((key_of(plan, id), plan.row(id).ts));
+    }
+    let mut out: Vec<VersionSpan> = Vec::with_capacity(rows.len());
+    for (i, &id) in rows.iter().enumerate() {
         let r = plan.row(id);
         let t = r.ts.unwrap_or(i64::MIN);
-        let key = key_of(plan, id).clone();
-        // A later row with the same key and time replaces this one.
-        let replaced = rows
-            .iter()
-            .skip_while(|&&x| x != id)
-            .skip(1)
-            .any(|&x| plan.row(x).ts == r.ts && key_of(plan, x) == &key);
-        let next = rows
-            .iter()
-            .filter(|&&x| key_of(plan, x) == &key)
-            .filter_map(|&x| plan.row(x).ts)
-            .filter(|&u| u > t)
-            .min();
+        let key = key_of(plan, id);
+        let next = times
+            .get(key)
+            .and_then(|ts| ts.range((Excluded(t), Unbounded)).next().copied());
         out.push(VersionSpan {
             row: id,
-            key,
+            key: key.clone(),
             from: t,
-            to: if replaced { Some(t) } else { next },
+            to: if replaced[i] { Some(t) } else { next },
             kind: r.kind,
-            replaced,
+            replaced: replaced[i],
         });
     }
-    out.sort_by(|a, b| {
-        format!("{:?}", a.key)
-            .cmp(&format!("{:?}", b.key))
-            .then(a.from.cmp(&b.from))
-            .then(a.row.cmp(&b.row))
-    });
+    out.sort_by_cached_key(|s| (format!("{:?}", s.key), s.from, s.row));
     out
 }
 
@@ -138,20 +140,18 @@ fn lookup_spans(plan: &Plan) -> Vec<VersionSpan> {
                 .collect()
         })
         .unwrap_or_default();
-    let same = |a: RowId, b: RowId| {
-        let (x, y) = (&plan.row(a).values, &plan.row(b).values);
-        if pk.is_empty() {
-            x == y
-        } else {
-            pk.iter().all(|&c| x[c] == y[c])
-        }
-    };
-    // The table in insertion order, with each row's open span index.
-    let mut table: Vec<(RowId, usize)> = Vec::new();
+    // The rows in the table, by primary key (or by all values without one), each with its
+    // open span; without a primary key equal rows are kept in insertion order and a
+    // retraction removes the oldest (`LookupJoinRunner` sees a multiset).
+    let mut open: HashMap<Vec<Value>, VecDeque<usize>> = HashMap::new();
     let mut out: Vec<VersionSpan> = Vec::new();
     for &id in &rows {
         let r = plan.row(id);
-        let at = table.iter().position(|&(x, _)| same(x, id));
+        let k: Vec<Value> = if pk.is_empty() {
+            r.values.clone()
+        } else {
+            pk.iter().map(|&c| r.values[c].clone()).collect()
+        };
         let now = r.arrival;
         if r.kind.is_accumulate() {
             let span = out.len();
@@ -163,25 +163,81 @@ fn lookup_spans(plan: &Plan) -> Vec<VersionSpan> {
                 kind: r.kind,
                 replaced: false,
             });
-            match at {
-                Some(i) if !pk.is_empty() => {
-                    out[table[i].1].to = Some(now);
-                    table[i] = (id, span);
+            let q = open.entry(k).or_default();
+            if !pk.is_empty() {
+                if let Some(prev) = q.pop_front() {
+                    out[prev].to = Some(now);
                 }
-                _ => table.push((id, span)),
             }
-        } else if let Some(i) = at {
-            out[table[i].1].to = Some(now);
-            table.remove(i);
+            q.push_back(span);
+        } else if let Some(prev) = open.get_mut(&k).and_then(|q| q.pop_front()) {
+            out[prev].to = Some(now);
         }
     }
     out
+}
+
+/// The versions of a run, indexed for the verdicts: computed once per result, so that the
+/// verdicts of n rows cost O(n log n), not a scan of every version per row.
+pub struct Versions {
+    spans: Vec<VersionSpan>,
+    by_row: HashMap<RowId, usize>,
+    /// Per key, the indices of its spans in order of `from` (and arrival).
+    by_key: HashMap<Value, Vec<usize>>,
+}
+
+impl Versions {
+    /// The versions of `plan`'s run (empty for operators without versions).
+    pub fn of(plan: &Plan) -> Versions {
+        let spans = spans(plan);
+        let mut by_row = HashMap::with_capacity(spans.len());
+        let mut by_key: HashMap<Value, Vec<usize>> = HashMap::new();
+        for (i, s) in spans.iter().enumerate() {
+            by_row.insert(s.row, i);
+            by_key.entry(s.key.clone()).or_default().push(i);
+        }
+        Versions {
+            spans,
+            by_row,
+            by_key,
+        }
+    }
+
+    fn of_row(&self, row: RowId) -> Option<&VersionSpan> {
+        self.by_row.get(&row).map(|&i| &self.spans[i])
+    }
+
+    fn of_key(&self, key: &Value) -> &[usize] {
+        self.by_key.get(key).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// The first row put in the table after `time` (lookup join: spans start at arrival).
+    fn first_row_after(&self, key: &Value, time: i64) -> Option<&VersionSpan> {
+        let ids = self.of_key(key);
+        let from = ids.partition_point(|&i| self.spans[i].from <= time);
+        ids[from..]
+            .iter()
+            .map(|&i| &self.spans[i])
+            .find(|s| s.kind.is_accumulate())
+    }
+
+    /// The version valid at `t` (temporal join): the latest not replaced at or before `t`.
+    fn version_at(&self, key: &Value, t: i64) -> Option<&VersionSpan> {
+        let ids = self.of_key(key);
+        let upto = ids.partition_point(|&i| self.spans[i].from <= t);
+        ids[..upto]
+            .iter()
+            .rev()
+            .map(|&i| &self.spans[i])
+            .find(|s| !s.replaced)
+    }
 }
 
 /// The verdicts of a temporal or lookup join's rows (`None` for other operators).
 pub fn verdict(
     plan: &Plan,
     sink: &Sink,
+    versions: &Versions,
     id: RowId,
     outputs: &[usize],
     buffered: bool,
@@ -198,8 +254,7 @@ pub fn verdict(
         .filter(|&o| sink.outputs[o].right.is_some())
         .collect();
     let padded = outputs.iter().any(|&o| sink.outputs[o].right.is_none());
-    let spans = spans(plan);
-    let span_of = |v: RowId| spans.iter().find(|s| s.row == v);
+    let span_of = |v: RowId| versions.of_row(v);
     let valid = |s: &VersionSpan| match s.to {
         Some(to) => format!("from {} to {}", show_time(s.from), show_time(to)),
         None => format!("from {} on", show_time(s.from)),
@@ -284,9 +339,7 @@ pub fn verdict(
         return v(Outcome::Joined, format!("joined with {}", parts.join(", ")));
     }
     let why = if lookup {
-        let later = spans
-            .iter()
-            .find(|s| &s.key == key && s.kind.is_accumulate() && s.from > r.arrival);
+        let later = versions.first_row_after(key, r.arrival);
         let mut m = format!(
             "no {other} row with key {key} was in the table at processing time {} (its arrival)",
             show_time(r.arrival)
@@ -301,10 +354,7 @@ pub fn verdict(
         m
     } else {
         let t = r.ts.unwrap_or(i64::MIN);
-        let before = spans
-            .iter()
-            .filter(|s| &s.key == key && !s.replaced && s.from <= t)
-            .max_by_key(|s| s.from);
+        let before = versions.version_at(key, t);
         match before {
             None => format!("no version at or before {}", show_time(t)),
             Some(s) if !s.kind.is_accumulate() => format!(
@@ -341,6 +391,95 @@ pub fn verdict(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// The quadratic definition the indexed `temporal_spans` must equal.
+    fn temporal_spans_reference(plan: &Plan) -> Vec<VersionSpan> {
+        // -U rows never reach the join (DropUpdateBefore, see operators/temporal_join.rs).
+        let rows: Vec<RowId> = right_in_arrival_order(plan)
+            .into_iter()
+            .filter(|&id| plan.row(id).kind != RowKind::UpdateBefore)
+            .collect();
+        let mut out: Vec<VersionSpan> = Vec::new();
+        for &id in &rows {
+            let r = plan.row(id);
+            let t = r.ts.unwrap_or(i64::MIN);
+            let key = key_of(plan, id).clone();
+            // A later row with the same key and time replaces this one.
+            let replaced = rows
+                .iter()
+                .skip_while(|&&x| x != id)
+                .skip(1)
+                .any(|&x| plan.row(x).ts == r.ts && key_of(plan, x) == &key);
+            let next = rows
+                .iter()
+                .filter(|&&x| key_of(plan, x) == &key)
+                .filter_map(|&x| plan.row(x).ts)
+                .filter(|&u| u > t)
+                .min();
+            out.push(VersionSpan {
+                row: id,
+                key,
+                from: t,
+                to: if replaced { Some(t) } else { next },
+                kind: r.kind,
+                replaced,
+            });
+        }
+        out.sort_by(|a, b| {
+            format!("{:?}", a.key)
+                .cmp(&format!("{:?}", b.key))
+                .then(a.from.cmp(&b.from))
+                .then(a.row.cmp(&b.row))
+        });
+        out
+    }
+
+    /// Random versioned tables: few keys, times that repeat, -U/-D rows, rows without time.
+    fn random_temporal(seed: u64) -> String {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let mut rates = String::new();
+        for _ in 0..(5 + next(60)) {
+            let kind = ["", "", "+U ", "-D ", "-U "][next(5) as usize];
+            rates.push_str(&format!("{kind}K{}, {}, {}\\n", next(3), next(9), next(12)));
+        }
+        let mut orders = String::new();
+        for i in 0..(1 + next(20)) {
+            orders.push_str(&format!("{i}, K{}, {}\\n", next(4), next(14)));
+        }
+        format!(
+            r#"{{"version": 2, "job": {{"operator": "temporal_join", "sql": {{"join": "left"}}}},
+            "streams": [
+              {{"name": "orders", "columns": ["id:int", "k:string", "rt:bigint"], "key": "k", "time": "rt", "rows": "{orders}"}},
+              {{"name": "rates", "columns": ["k:string", "rate:int", "rt:bigint"], "key": "k", "time": "rt", "primary_key": ["k"], "rows": "{rates}"}}]}}"#
+        )
+    }
+
+    #[test]
+    fn indexed_temporal_spans_equal_the_quadratic_definition() {
+        let mut checked = 0;
+        for seed in 1..300 {
+            let text = random_temporal(seed);
+            let sc = crate::scenario::Scenario::from_json(&text).expect("scenario");
+            let Ok(plan) = crate::plan::build(&sc, crate::plan::Limits::default()) else {
+                continue;
+            };
+            assert_eq!(
+                temporal_spans(&plan),
+                temporal_spans_reference(&plan),
+                "{text}"
+            );
+            checked += 1;
+        }
+        assert!(checked > 250, "{checked} random scenarios planned");
+    }
+
     fn gallery(name: &str) -> crate::result::RunResult {
         let path = format!("{}/../scenarios/{name}", env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read_to_string(path).expect("gallery scenario");
