@@ -188,6 +188,44 @@ mod hostile {
         scenario(v)
     }
 
+    /// Found by the fuzzer: a traced temporal join with a versioned table of ~2,000 rows of
+    /// one key spent minutes in the verdicts (every row rescanned every version, O(n²) per
+    /// row). The run must end, and name every version's validity.
+    #[test]
+    fn a_long_versioned_table_traced_ends() {
+        let rates: Vec<String> = (0..2000)
+            .map(|i| format!("EUR, {i}, {}", 4000 - 2 * i))
+            .collect();
+        let sc = scenario(
+            json!({"job": {"operator": "temporal_join", "sql": {"join": "left"}},
+            "streams": [
+              {"name": "orders", "columns": ["id:int", "currency:string", "rt:bigint"],
+               "key": "currency", "time": "rt", "rows": "1, EUR, 3000\n2, EUR, 4000"},
+              {"name": "rates", "columns": ["currency:string", "rate:int", "rt:bigint"],
+               "key": "currency", "time": "rt", "primary_key": ["currency"],
+               "rows": rates.join("\n")}]}),
+        );
+        let r = joinlab::run(&sc, true).unwrap();
+        assert_eq!(r.versions.len(), 2000);
+        assert_eq!(r.verdicts.as_ref().map(Vec::len), Some(2002));
+    }
+
+    /// Found by the fuzzer: HOP 10 min sliding by 2 ms put six rows in 300,000 windows each,
+    /// and every firing merged 300,000 slices. Stopped before the run, naming the setting.
+    #[test]
+    fn a_hop_window_with_a_tiny_slide_is_refused_with_its_setting() {
+        let sc = scenario(json!({"job": {"operator": "window_tvf_aggregate",
+              "tvf": {"kind": "hop", "size": "10m", "slide": 2},
+              "group": {"keys": ["k"], "aggregates": [{"func": "count"}]}},
+            "streams": [{"name": "a", "columns": ["k", "ts"], "key": "k", "time": "ts",
+                         "rows": "k, 1\nk, 600000"}]}));
+        let e = joinlab::run(&sc, false).err().expect("refused").to_string();
+        assert!(
+            e.contains("job.tvf.slide") && e.contains("300000 windows"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn quadratic_session_merging_is_counted_and_stopped() {
         // The work grows as n²: twice the rows, four times the merge steps.

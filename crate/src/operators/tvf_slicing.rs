@@ -9,6 +9,7 @@
 //! state is shared and the later slices are merged into it as they fire).
 
 use crate::scenario::{TvfKind, TvfSpec};
+use crate::tvf::MAX_WINDOWS_PER_ROW;
 
 /// `TimeWindow.getWindowStartWithOffset(timestamp, offset, size)`.
 pub fn window_start(timestamp: i64, offset: i64, size: i64) -> i64 {
@@ -238,6 +239,11 @@ pub fn check(tvf: &TvfSpec) -> Result<(), (&'static str, String)> {
                 // HoppingSliceAssigner's own message.
                 return Err(("job.tvf.slide", format!("Slicing Hopping Window requires size must be an integral multiple of slide, but got size {size}ms and slide {slide}ms.")));
             }
+            // Joinlab's own limit, not Flink's: every firing merges size/slide slices
+            // (`SliceSharedAssigner.mergeSlices`) and a timer fires per slide.
+            if size / slide > MAX_WINDOWS_PER_ROW {
+                return Err(("job.tvf.slide", format!("size/slide puts every row in {} windows (this playground allows {MAX_WINDOWS_PER_ROW})", size / slide)));
+            }
         }
         TvfKind::Cumulate => {
             let step = tvf.step.map_or(0, |s| s.0);
@@ -248,9 +254,12 @@ pub fn check(tvf: &TvfSpec) -> Result<(), (&'static str, String)> {
                 // CumulativeSliceAssigner's own message.
                 return Err(("job.tvf.step", format!("Cumulative Window requires maxSize must be an integral multiple of step, but got maxSize {size}ms and step {step}ms.")));
             }
+            if size / step > MAX_WINDOWS_PER_ROW {
+                return Err(("job.tvf.step", format!("size/step puts a row in up to {} windows (this playground allows {MAX_WINDOWS_PER_ROW})", size / step)));
+            }
         }
     }
-    if tvf.offset.0.abs() >= size && tvf.kind == TvfKind::Tumble {
+    if tvf.offset.0.unsigned_abs() >= size.unsigned_abs() && tvf.kind == TvfKind::Tumble {
         return Err(("job.tvf.offset", format!("Tumbling Window parameters must satisfy abs(offset) < size, bot got size {size}ms and offset {}ms.", tvf.offset.0)));
     }
     Ok(())

@@ -45,6 +45,7 @@
 
 use super::tvf_slicing::{is_window_fired, next_trigger_watermark, Slicer};
 use super::{Ctx, LateRule, Operator, SqlValue};
+use crate::budget::Work;
 use crate::parse::{RowKind, Side};
 use crate::partition::SubtaskIndex;
 use crate::plan::{KeyId, Plan, RowId};
@@ -524,7 +525,9 @@ impl WindowTvfAggregate {
             Slicer::Hop { .. } => {
                 // Merged in memory (a null merge target): a fresh accumulator.
                 let mut m = Acc::new(n);
-                for s in sl.slices_of_window(end) {
+                let slices = sl.slices_of_window(end);
+                cx.charge(Work::MergeSteps, slices.len() as u64);
+                for s in slices {
                     if let Some(a) = self.state.get(&(key, s)) {
                         m.merge(a);
                     }
@@ -539,7 +542,9 @@ impl WindowTvfAggregate {
                     .get(&(key, first))
                     .cloned()
                     .unwrap_or_else(|| Acc::new(n));
-                for s in sl.slices_of_window(end) {
+                let slices = sl.slices_of_window(end);
+                cx.charge(Work::MergeSteps, slices.len() as u64);
+                for s in slices {
                     if let Some(a) = self.state.get(&(key, s)) {
                         let a = a.clone();
                         base.merge(&a);
