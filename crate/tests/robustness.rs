@@ -219,7 +219,7 @@ mod hostile {
               "group": {"keys": ["k"], "aggregates": [{"func": "count"}]}},
             "streams": [{"name": "a", "columns": ["k", "ts"], "key": "k", "time": "ts",
                          "rows": "k, 1\nk, 600000"}]}));
-        let e = joinlab::run(&sc, false).err().expect("refused").to_string();
+        let e = joinlab::run(&sc, false).expect_err("refused").to_string();
         assert!(
             e.contains("job.tvf.slide") && e.contains("300000 windows"),
             "{e}"
