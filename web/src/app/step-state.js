@@ -7,7 +7,7 @@
 
 /**
  * @typedef {{ subtask: number, entries: any[], timers: any[], entries_total?: number, timers_total?: number }} SubtaskState
- * @typedef {{ index: number[][] | null, cut: number, at: Map<number, SubtaskState[] | Promise<SubtaskState[]>> }} Cache
+ * @typedef {{ index: number[][] | null, cut: number, at: Map<number, SubtaskState[] | Promise<SubtaskState[]>>, busy: Promise<any> | null, latest: number }} Cache
  */
 
 /** @type {WeakMap<object, Cache>} */
@@ -52,7 +52,7 @@ function cacheOf(r) {
       });
       if (any) index = idx;
     }
-    c = { index, cut: snapshotsCut(r), at: new Map() };
+    c = { index, cut: snapshotsCut(r), at: new Map(), busy: null, latest: -1 };
     caches.set(r, c);
   }
   return c;
@@ -101,7 +101,7 @@ export function stateAfterStep(r, step) {
   if (c.index && step < c.cut && Array.isArray(r.trace) && step < r.trace.length) got = fromSnapshots(r, c.index, step);
   else if (typeof r.stateAt === 'function') got = answer(r.stateAt(step));
   else if (typeof r.stateAtAsync === 'function') {
-    const p = r.stateAtAsync(step).then(answer);
+    const p = queued(c, r, step);
     got = p.then(
       (/** @type {any} */ v) => {
         if (v === null) throw new Error('the engine did not answer');
@@ -118,6 +118,27 @@ export function stateAfterStep(r, step) {
   if (c.at.size >= KEEP) c.at.clear();
   c.at.set(step, got);
   return got;
+}
+
+/**
+ * Asks the worker for the state after `step`, one request at a time per result: while one runs,
+ * only the latest step asked for waits for it (playing a large input at 8× asks for 16 steps
+ * a second, each a run up to its step; the steps skipped over are never computed, and their
+ * promises reject as superseded).
+ * @param {Cache} c @param {any} r @param {number} step @returns {Promise<any>}
+ */
+function queued(c, r, step) {
+  c.latest = step;
+  const run = () => {
+    if (c.latest !== step) return Promise.reject(Object.assign(new Error('superseded by a later step'), { reason: 'superseded' }));
+    const p = r.stateAtAsync(step).then(answer);
+    c.busy = p.then(
+      () => (c.busy = null),
+      () => (c.busy = null),
+    );
+    return p;
+  };
+  return c.busy ? c.busy.then(run) : run();
 }
 
 /**
