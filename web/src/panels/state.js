@@ -109,3 +109,9 @@ registerPanel({
     if (app.result) render(app.result);
   },
 });
+
+// A window of the trace arrived (panels/stepper-panel.js): it may name rows and keys shown here.
+document.addEventListener('jl:trace-window', () => {
+  const r = app.result;
+  if (r && !r.rows && app.step !== null) render(r);
+});

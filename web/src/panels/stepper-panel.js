@@ -105,6 +105,8 @@ function drawWindowStepper(r) {
       st.dataset.windowEnd = String(result.window.end);
       st.dataset.windowMs = String(Math.round(app.traceWindow.ms));
       drawWindowStepper(r);
+      // The window names the rows and keys of its steps: the state panel uses them.
+      document.dispatchEvent(new CustomEvent('jl:trace-window'));
     },
     (/** @type {Error} */ e) => {
       delete st.dataset.windowLoading;
