@@ -103,14 +103,17 @@ export function shownRows(sel) {
 }
 
 let built = false;
-/** Runs the native CLI: `joinlab run FILE --json` (built once with `cargo build --release`). */
-export function cliJson(file) {
+/**
+ * Runs the native CLI: `joinlab run FILE --json` plus `extra` flags (`--trace`: every step, with
+ * each changed subtask's state), built once with `cargo build --release`.
+ */
+export function cliJson(file, extra = []) {
   if (!built) {
     execFileSync('cargo', ['build', '-q', '--release', '--bin', 'joinlab'], { cwd: ROOT, stdio: 'inherit' });
     built = true;
   }
   const bin = path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target'), 'release', process.platform === 'win32' ? 'joinlab.exe' : 'joinlab');
-  const out = execFileSync(bin, ['run', file, '--json'], { cwd: ROOT, maxBuffer: 256 * 1024 * 1024 });
+  const out = execFileSync(bin, ['run', file, '--json', ...extra], { cwd: ROOT, maxBuffer: 256 * 1024 * 1024 });
   return JSON.parse(out.toString('utf8'));
 }
 

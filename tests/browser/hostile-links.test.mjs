@@ -142,7 +142,7 @@ async function openSliding(url) {
   return { tasks, longest: Math.max(0, ...tasks) };
 }
 
-test('a short link whose windows re-fire on every allowed-late row ends with a result or a budget message, never an engine crash (its long task is reported)', async () => {
+test('a short link whose windows re-fire on every allowed-late row ends with a result or a budget message, never an engine crash, and no long task', async () => {
   // One row moves the watermark past window [0, 10 s); 10,000 rows then arrive late but within
   // the allowed lateness of 1 h: each re-fires the window with every row so far (Flink's
   // WindowOperator with the default trigger), so the firings hold 50 million row references.
@@ -153,6 +153,20 @@ test('a short link whose windows re-fire on every allowed-late row ends with a r
   };
   const url = link(scenario);
   assert.ok(url.length < 400, `the link is short (${url.length} characters)`);
+  // As above: a task over the limit is measured once more (a busy machine, not the link).
+  let best = null;
+  for (let attempt = 0; attempt < 2 && !(best && best.longest <= LIMIT); attempt++) {
+    const got = await openRefiring(url);
+    if (!best || got.longest < best.longest) best = got;
+  }
+  console.log(`# re-firing link: long tasks after reading the link: ${best.tasks.join(', ') || 'none'} ms (limit ${LIMIT} ms)`);
+  // Loading the 10,001 rows into the editor, the run in the worker, drawing its result and the
+  // trace that follows: none of it holds the main thread for long.
+  assert.ok(best.longest <= LIMIT, `a main-thread task took ${best.longest} ms, limit ${LIMIT} ms (all long tasks: ${best.tasks.join(', ')})`);
+});
+
+/** Opens the re-firing link; returns its long tasks once the run and its trace have ended. */
+async function openRefiring(url) {
   const { page, context, problems } = await openWatched(url);
   await page.waitForFunction(
     () => /^✓/.test(document.getElementById('status').textContent) || !document.getElementById('stopped').hidden
@@ -160,11 +174,13 @@ test('a short link whose windows re-fire on every allowed-late row ends with a r
     null,
     { timeout: 120000 },
   );
+  // The trace for the timeline (or the message that it is off) follows the tables.
+  await page.waitForFunction(() => !document.body.classList.contains('detail-pending'), null, { timeout: 120000 });
+  await page.waitForTimeout(500);
   const text = await page.textContent('body');
   assert.doesNotMatch(text, /RuntimeError|unreachable|internal error/i);
   assert.deepEqual(problems, []);
-  // Reported, not asserted: loading the 10,001 rows this short link expands to into the page
-  // takes one long task today (about 0.7 s here), a known gap of the link path.
-  console.log(`# re-firing link: longest main-thread task after reading the link ${Math.max(0, ...(await linkTasks(page)))} ms`);
+  const tasks = await linkTasks(page);
   await context.close();
-});
+  return { tasks, longest: Math.max(0, ...tasks) };
+}

@@ -1,10 +1,14 @@
 // Playback (issue 11): play / pause / speed / loop from the bar and the keyboard, the result
 // tables following the current step (later rows greyed or hidden, this step's rows marked,
 // counts "so far"), a click on a row jumping to its step, and a click on a timeline mark
-// selecting its row's verdict and arrival step.
+// selecting its row's verdict and arrival step. The state panel follows the step too: its
+// table is compared with the native CLI's `--trace` state at every step.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { setup, openPage } from './helpers.mjs';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setup, openPage, cliJson, tableCells, bigScenario, ROOT } from './helpers.mjs';
 
 let env;
 before(async () => {
@@ -128,6 +132,127 @@ test('hovering a row in an editor lights its mark and its outputs, and hovering 
   await page.mouse.move(pt.x, pt.y);
   assert.equal(await page.evaluate(() => window.__joinlab.app.hoverRow), target);
   assert.equal(await page.$$eval('[data-stream="1"] .cm-hover-line', (l) => l.length), 1);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+/**
+ * The state panel's table after `step` as the CLI's trace has it: for each operator subtask its
+ * latest snapshot at or before the step (the CLI's `--trace` snapshots every subtask whose state
+ * a step changes), its entries then its timers, as the panel writes them.
+ */
+function cliStateCells(cli, step, { named = true } = {}) {
+  const po = Math.max(1, cli.operator_parallelism || cli.parallelism || 1);
+  const value = (v) => (v === null || v === undefined ? 'null' : String(v));
+  // An untraced result in the page has no names for its rows and keys: the engine's ids.
+  const key = (k) => (named ? value(cli.keys[k].value) : `#${k}`);
+  const row = (id) => {
+    if (!named) return `row ${id}`;
+    const r = cli.rows[id];
+    return `${cli.streams[r.side === 'right' ? 1 : 0].name}:${r.line}`;
+  };
+  const cells = [];
+  for (let j = 0; j < po; j++) {
+    let snap = null;
+    for (let i = step; i >= 0 && !snap; i--) snap = (cli.trace[i].state || []).find((s) => s.subtask === j) || null;
+    if (!snap) continue;
+    for (const e of snap.entries) cells.push([String(j), key(e.key), e.side || '', e.scope, e.rows.map(row).join(', ')]);
+    for (const t of snap.timers) cells.push([String(j), key(t.key), '', `${t.processing ? 'processing-time' : 'event-time'} timer at ${t.timestamp}`, t.what]);
+  }
+  return cells;
+}
+
+/** The state panel once it shows `step` (null: the end): its heading and its table's cells. */
+async function statePanel(page, step) {
+  await page.waitForFunction(
+    (s) => {
+      const b = document.getElementById('state');
+      return (s === null ? !b.dataset.step : b.dataset.step === String(s)) && !b.dataset.pending;
+    },
+    step,
+    { timeout: 30000 },
+  );
+  return {
+    heading: (await page.textContent('[data-panel="state"] h2')).trim(),
+    hidden: await page.evaluate(() => document.querySelector('[data-panel="state"]').hidden),
+    cells: await tableCells(page, '#state'),
+  };
+}
+
+test('the state panel follows the step: at every step it shows the state the CLI traces for it', async () => {
+  for (const name of ['interval-emp-dept-p2', 'agg-tumbling-lateness']) {
+    const cli = cliJson(path.join(ROOT, 'scenarios', `${name}.json`), ['--trace']);
+    assert.ok(!(cli.warnings || []).some((w) => /state snapshots up to step/.test(w)), `${name}: the CLI's trace has every snapshot`);
+    const { page, problems, context } = await openPage(env, `?scenario=${name}`);
+    const total = await page.evaluate(() => window.__joinlab.result.trace.length);
+    assert.equal(total, cli.trace.length, name);
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('Home');
+    const seen = new Set();
+    for (let s = 0; s < total; s++) {
+      if (s) await page.keyboard.press('ArrowRight');
+      assert.equal(await step(page), s);
+      const got = await statePanel(page, s);
+      assert.equal(got.hidden, false, `${name} step ${s + 1}: the panel shows`);
+      assert.match(got.heading, new RegExp(`^State after step ${s + 1}\\b`));
+      assert.deepEqual(got.cells, cliStateCells(cli, s), `${name}: the state after step ${s + 1}`);
+      seen.add(JSON.stringify(got.cells));
+    }
+    // The state changes along the way (a panel stuck on one state would not pass).
+    assert.ok(seen.size >= 3, `${name}: ${seen.size} different states over ${total} steps`);
+    // A click on an output row jumps to its step, and the state panel goes with it.
+    const outs = await page.evaluate(() => window.__joinlab.result.outputs.map((o) => o.step));
+    if (outs.length) {
+      await page.click('#outputs tbody tr:nth-child(1)');
+      assert.equal(await step(page), outs[0]);
+      assert.deepEqual((await statePanel(page, outs[0])).cells, cliStateCells(cli, outs[0]), `${name}: after the jump`);
+    }
+    // After the last step: the state left at the end.
+    await page.keyboard.press('End');
+    const end = await statePanel(page, null);
+    assert.equal(end.hidden, cli.state_empty, `${name}: the panel is hidden when nothing is left`);
+    if (!end.hidden) assert.match(end.heading, /^State left at the end/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
+});
+
+test('above the snapshot limit the state panel asks the engine for the state at the step', async () => {
+  // 2,200 rows: the first run goes to the worker (its state at a step comes from the worker's
+  // `state_at`), the trace that follows has no per-step snapshots (`state_at` on this thread).
+  const sc = bigScenario(1100, 40);
+  sc.job.interval = { lower: -40, upper: 40 };
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'jl-state-')), 'big.json');
+  fs.writeFileSync(file, JSON.stringify(sc));
+  const cli = cliJson(file, ['--trace']);
+  assert.ok(!(cli.warnings || []).some((w) => /state snapshots up to step/.test(w)));
+  const { page, problems, context } = await openPage(env);
+  await page.evaluate((text) => window.__joinlab.loadScenarioText(text), JSON.stringify(sc));
+  await page.waitForFunction((n) => window.__joinlab.result && window.__joinlab.result.steps === n, cli.trace.length, { timeout: 60000 });
+  const checks = [7, 1234, cli.trace.length - 2];
+  const seen = new Set();
+  for (const s of checks) {
+    await page.evaluate((i) => window.__joinlab.setStep(i), s);
+    const got = await statePanel(page, s);
+    const want = cliStateCells(cli, s);
+    assert.ok(want.length > 0, `step ${s + 1} has state`);
+    // Until the traced result arrives (asked for by the step), rows and keys show as ids.
+    const ids = cliStateCells(cli, s, { named: false });
+    assert.ok(JSON.stringify(got.cells) === JSON.stringify(want) || JSON.stringify(got.cells) === JSON.stringify(ids), `the state after step ${s + 1}: ${JSON.stringify(got.cells.slice(0, 3))} … is neither ${JSON.stringify(want.slice(0, 3))} … nor the same by ids`);
+    seen.add(JSON.stringify(got.cells));
+  }
+  assert.equal(seen.size, checks.length);
+  // Once the trace (without snapshots) has arrived, a step is still answered by the engine.
+  await page.locator('[data-panel="timeline"]').scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => window.__joinlab.result.trace && !document.body.classList.contains('detail-pending'), null, { timeout: 60000 });
+  assert.ok(await page.evaluate(() => !window.__joinlab.result.trace.some((s) => s.state && s.state.length)), 'a trace without snapshots');
+  await page.evaluate(() => window.__joinlab.setStep(99));
+  assert.deepEqual((await statePanel(page, 99)).cells, cliStateCells(cli, 99));
+  // And the steps above, now with the rows' and keys' names.
+  for (const s of checks) {
+    await page.evaluate((i) => window.__joinlab.setStep(i), s);
+    assert.deepEqual((await statePanel(page, s)).cells, cliStateCells(cli, s), `the state after step ${s + 1}, named`);
+  }
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -103,6 +103,38 @@ test('above the trace limit the stepper fetches windows of steps; a step equals 
   const got = await page.$$eval('#stepper .jl-state-rows .jl-row-ref', (l) => l.map((e) => e.textContent));
   assert.equal(got.length, want.length, got.join(', '));
   want.forEach((w, i) => assert.ok(got[i].startsWith(w), `${got[i]} vs ${w}`));
+  // The state panel follows the step too (the same state_at): entry by entry the CLI's
+  // snapshot. Its rows and keys are named when the window of the trace names them, else by id.
+  await page.waitForFunction((m) => {
+    const b = document.getElementById('state');
+    return b.dataset.step === String(m) && !b.dataset.pending;
+  }, mid);
+  const cells = await page.$$eval('#state tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  const po = full.operator_parallelism || full.parallelism || 1;
+  const wantCells = [];
+  for (let j = 0; j < po; j++) {
+    let sn = null;
+    for (let i = mid; i >= 0 && !sn; i--) sn = full.trace[i].state.find((x) => x.subtask === j) || null;
+    for (const en of (sn && sn.entries) || []) wantCells.push({ j, key: en.key, side: en.side || '', scope: en.scope, rows: en.rows });
+    for (const t of (sn && sn.timers) || []) wantCells.push({ j, key: t.key, side: '', scope: `${t.processing ? 'processing-time' : 'event-time'} timer at ${t.timestamp}`, what: t.what });
+  }
+  assert.ok(wantCells.length > 0);
+  assert.equal(cells.length, wantCells.length, cells.map((c) => c.join(' | ')).join('\n'));
+  wantCells.forEach((w, i) => {
+    const [sub, key, side, scope, rowsText] = cells[i];
+    assert.deepEqual([sub, side, scope], [String(w.j), w.side, w.scope], `state entry ${i}`);
+    assert.ok([String(full.keys[w.key].value), `#${w.key}`].includes(key), `state entry ${i}: key ${key}`);
+    if (w.what !== undefined) {
+      assert.equal(rowsText, w.what, `timer ${i}`);
+      return;
+    }
+    const labels = rowsText.split(', ');
+    assert.equal(labels.length, w.rows.length, rowsText);
+    w.rows.forEach((id, k) => {
+      const r = full.rows[id];
+      assert.ok([`${sc.streams[r.side === 'left' ? 0 : 1].name}:${r.line}`, `row ${id}`].includes(labels[k]), `${labels[k]} vs row ${id}`);
+    });
+  });
 
   // The next step is in the same window: no fetch.
   await page.click('#stepper .jl-step-next');

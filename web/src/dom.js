@@ -171,14 +171,31 @@ export function virtualTable(wrap, headers, n, cellsAt, opts = {}) {
   }
   let v = wrap.__virtual;
   if (!v) {
-    v = wrap.__virtual = { rowH: 0, a: 0, b: 0, raf: 0 };
+    // The scroll position and the box's height are kept from the scroll events and a
+    // ResizeObserver: read in drawWindow, they would force a style and layout of the whole page
+    // in the middle of every keystroke's update (3 ms of a 1,000-row keystroke on a busy
+    // machine, scripts/bench-page.mjs). Read here once, when the table is made.
+    v = wrap.__virtual = { rowH: 0, a: 0, b: 0, raf: 0, top: wrap.scrollTop, height: wrap.clientHeight };
     wrap.addEventListener(
       'scroll',
       () => {
-        if (!v.raf) v.raf = requestAnimationFrame(() => ((v.raf = 0), drawWindow(wrap, false)));
+        if (!v.raf)
+          v.raf = requestAnimationFrame(() => {
+            v.raf = 0;
+            v.top = wrap.scrollTop;
+            drawWindow(wrap, false);
+          });
       },
       { passive: true },
     );
+    if (typeof ResizeObserver === 'function') {
+      new ResizeObserver(() => {
+        const hgt = wrap.clientHeight;
+        if (hgt === v.height) return;
+        v.height = hgt;
+        drawWindow(wrap, false);
+      }).observe(wrap);
+    }
   }
   Object.assign(v, { headers, n, cellsAt, opts });
   drawWindow(wrap, true);
@@ -189,10 +206,9 @@ function drawWindow(wrap, force) {
   const pad = wrap.firstElementChild;
   if (!v || !pad) return;
   const rowH = v.rowH || VIRTUAL_ROW_H;
-  // Reading the scroll position does not force a layout; clientHeight falls back to the box's
-  // max-height before the first layout.
-  const top = wrap.scrollTop;
-  const height = wrap.clientHeight || 420;
+  // (The height falls back to the box's max-height before its first layout.)
+  const top = v.top;
+  const height = v.height || 420;
   const first = Math.max(0, Math.floor(top / rowH) - 1);
   const last = Math.min(v.n, Math.ceil((top + height) / rowH));
   if (!force && first >= v.a && last <= v.b) return;

@@ -136,45 +136,42 @@ export function createRowsEditor(parent, { text = '', readOnly = false, onChange
   let mirror = text.indexOf('\r') < 0 ? text : null;
   // A sliced paste in progress: { aborted }.
   let pasting = null;
-  const view = new EditorView({
-    parent,
-    state: EditorState.create({
-      doc: text,
-      extensions: [
-        lineNumbers(),
-        highlightActiveLineGutter(),
-        lintGutter(),
-        history(),
-        drawSelection(),
-        highlightActiveLine(),
-        keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
-        syntaxPlugin,
-        errorLineField,
-        hoverLineField,
-        placeholderExt('one row per line: value, value, time   (# comment, WM 5000, | s=1 a=2000)'),
-        ro.of([EditorState.readOnly.of(readOnly), EditorView.editable.of(!readOnly)]),
-        EditorView.contentAttributes.of({ 'aria-label': label }),
-        EditorView.domEventHandlers({
-          paste(event, v) {
-            if (v.state.readOnly || pasting) return pasting !== null;
-            const t = event.clipboardData && event.clipboardData.getData('text/plain');
-            if (!t || t.length <= BIG_PASTE_CHARS) return false;
-            event.preventDefault();
-            pasteInSlices(t);
-            return true;
-          },
-        }),
-        EditorView.updateListener.of((u) => {
-          if (!u.docChanged) return;
-          // (A sliced paste sets the text once at its end; an edit typed in the middle of one
-          // makes that text unknown: it is then read from the document.)
-          if (!pasting) mirror = mirror !== null ? applyChanges(mirror, u.changes) : null;
-          else if (!u.transactions.some((tr) => tr.annotation(slicedPaste))) pasting.foreign = true;
-          if (!silent && !pasting && onChange) onChange(getText());
-        }),
-      ],
+  // Whether the editor is read-only now (a state made by `setText` starts as it is).
+  let readOnlyNow = readOnly;
+  const extensions = () => [
+    lineNumbers(),
+    highlightActiveLineGutter(),
+    lintGutter(),
+    history(),
+    drawSelection(),
+    highlightActiveLine(),
+    keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
+    syntaxPlugin,
+    errorLineField,
+    hoverLineField,
+    placeholderExt('one row per line: value, value, time   (# comment, WM 5000, | s=1 a=2000)'),
+    ro.of([EditorState.readOnly.of(readOnlyNow), EditorView.editable.of(!readOnlyNow)]),
+    EditorView.contentAttributes.of({ 'aria-label': label }),
+    EditorView.domEventHandlers({
+      paste(event, v) {
+        if (v.state.readOnly || pasting) return pasting !== null;
+        const t = event.clipboardData && event.clipboardData.getData('text/plain');
+        if (!t || t.length <= BIG_PASTE_CHARS) return false;
+        event.preventDefault();
+        pasteInSlices(t);
+        return true;
+      },
     }),
-  });
+    EditorView.updateListener.of((u) => {
+      if (!u.docChanged) return;
+      // (A sliced paste sets the text once at its end; an edit typed in the middle of one
+      // makes that text unknown: it is then read from the document.)
+      if (!pasting) mirror = mirror !== null ? applyChanges(mirror, u.changes) : null;
+      else if (!u.transactions.some((tr) => tr.annotation(slicedPaste))) pasting.foreign = true;
+      if (!silent && !pasting && onChange) onChange(getText());
+    }),
+  ];
+  const view = new EditorView({ parent, state: EditorState.create({ doc: text, extensions: extensions() }) });
 
   function getText() {
     if (mirror === null) mirror = view.state.doc.toString();
@@ -262,15 +259,15 @@ export function createRowsEditor(parent, { text = '', readOnly = false, onChange
       if (pasting) pasting.aborted = true;
     },
     setText(t) {
-      silent = true;
-      try {
-        view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: t } });
-      } finally {
-        silent = false;
-      }
+      // A new state, not a change replacing the document: an editor that has not been laid out
+      // yet (start-up builds them hidden) counts as out of view, and CodeMirror then maps its
+      // viewport over the whole new document and draws every line (10,001 lines of a short
+      // link: one 0.5–1 s task of layout, tests/browser/hostile-links.test.mjs). A new state
+      // draws the lines of the first screen only. It also starts a new undo history: undo
+      // does not go back into the scenario shown before.
+      view.setState(EditorState.create({ doc: t, extensions: extensions() }));
       mirror = t.indexOf('\r') < 0 ? t : null;
-      errored = true;
-      clearError();
+      errored = false;
     },
     setError,
     clearError,
@@ -286,6 +283,7 @@ export function createRowsEditor(parent, { text = '', readOnly = false, onChange
       return pos === null ? null : view.state.doc.lineAt(pos).number;
     },
     setReadOnly(v) {
+      readOnlyNow = v;
       view.dispatch({ effects: ro.reconfigure([EditorState.readOnly.of(v), EditorView.editable.of(!v)]) });
     },
   };

@@ -3,7 +3,7 @@
 // progress, cancel and a time budget), and fetches the step-by-step trace for the panels that
 // show it once one of them is in view.
 
-import { runSync, wasm, WorkerRunner } from '../engine.js';
+import { runSync, wasm, WorkerRunner, Cancelled } from '../engine.js';
 import { app, $, actions } from './state.js';
 import { TRACE_PANELS, seen } from './visibility.js';
 import { estimateWork, MAIN_THREAD_WORK } from './work.js';
@@ -79,6 +79,7 @@ export function schedule(seq, snapshot, rows, { forceWorker = false } = {}) {
     }
     const wantDetail = trace && !inline && result && !result.error;
     if (wantDetail) app.detailWanted = { seq, json, rows };
+    attachStateAt(result, json);
     sink.apply(result, snapshot, ms, false);
     if (wantDetail) requestDetailWhenSeen();
     return;
@@ -129,15 +130,15 @@ export function cancelRun() {
 }
 
 /**
- * A trace without per-step state snapshots gets `result.stateAt(step)`: the state and pending
- * timers of every operator subtask right after that step (the engine's `state_at`, which runs
- * the scenario up to the step).
+ * A result on this thread gets `result.stateAt(step)`: the state and pending timers of every
+ * operator subtask right after that step (the engine's `state_at`, which runs the scenario
+ * untraced up to the step). The stepper asks for it when the trace has no per-step snapshots;
+ * the state panel (app/step-state.js) when the result has no trace or the step has no snapshot.
  * @param {any} result @param {string} json
  */
 function attachStateAt(result, json) {
-  if (!result || result.error || !result.trace || typeof wasm.state_at !== 'function') return;
-  if (result.trace.some((/** @type {any} */ s) => s.state && s.state.length)) return;
-  Object.defineProperty(result, 'stateAt', { value: (/** @type {number} */ step) => wasm.state_at(json, step), enumerable: false });
+  if (!result || result.error || typeof result !== 'object' || typeof wasm.state_at !== 'function') return;
+  Object.defineProperty(result, 'stateAt', { value: (/** @type {number} */ step) => wasm.state_at(json, step), enumerable: false, configurable: true });
 }
 
 /**
@@ -155,13 +156,29 @@ export function requestDetailWhenSeen() {
 }
 
 /**
+ * Asks for the trace the current result wants whether or not a trace panel is in view: a panel
+ * that follows the step needs the rows and keys only the traced result names (the state panel).
+ */
+export function requestDetailNow() {
+  const w = app.detailWanted;
+  if (!w || w.seq !== app.seq || app.detailPending) return;
+  app.detailWanted = null;
+  requestDetail(w.seq, w.json, w.rows);
+}
+
+/**
  * Runs the scenario again with the trace in the worker, for the timeline, stepper and verdicts.
  * @param {number} seq @param {string} json @param {number} rows
  */
 function requestDetail(seq, json, rows) {
   setDetailPending(true);
-  detailWorker
-    .run(json, true, { budgetMs: app.defaultBudgetMs, queue: true, snapshots: rows <= SNAPSHOT_ROWS, text: true })
+  // Sent to the worker from a task of its own: posting the scenario is not part of the
+  // keystroke's frame (2–3 ms of a 1,000-row keystroke on a busy machine, scripts/bench-page.mjs).
+  new Promise((resolve) => setTimeout(resolve, 0))
+    .then(() => {
+      if (seq !== app.seq) throw new Cancelled('superseded', 'replaced by a newer run');
+      return detailWorker.run(json, true, { budgetMs: app.defaultBudgetMs, queue: true, snapshots: rows <= SNAPSHOT_ROWS, text: true });
+    })
     // The trace is drawn after the frame with the new tables: receiving and drawing it (the
     // timeline, the stepper) must not hold that frame back.
     .then((/** @type {any} */ got) => afterNextPaint().then(() => got))

@@ -65,8 +65,22 @@ export const app = {
 /** @param {string} id */
 export const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
-/** The section of a panel, by its `data-panel` name. @param {string} name */
-export const panel = (name) => /** @type {HTMLElement} */ (document.querySelector(`[data-panel="${name}"]`));
+/** @type {Map<string, HTMLElement>} */
+const panelSections = new Map();
+
+/**
+ * The section of a panel, by its `data-panel` name (found once: an attribute selector walks the
+ * whole page, and every render asks for a dozen panels).
+ * @param {string} name
+ */
+export function panel(name) {
+  let el = panelSections.get(name);
+  if (!el || !el.isConnected) {
+    el = /** @type {HTMLElement} */ (document.querySelector(`[data-panel="${name}"]`));
+    if (el) panelSections.set(name, el);
+  }
+  return el;
+}
 
 /** Whether a panel is switched off (embed `panels=`). @param {string} name */
 export const panelOff = (name) => panel(name).classList.contains('panel-off');
@@ -95,7 +109,7 @@ export const ui = {
  * other, so the update path stays one-way (state -> run -> result -> render).
  */
 export const actions = {
-  /** Runs the scenario as it is now and renders the result. @type {(opts?: { forceWorker?: boolean, keepUrl?: boolean }) => void} */
+  /** Runs the scenario as it is now and renders the result. @type {(opts?: { forceWorker?: boolean, keepUrl?: boolean, rowsOnly?: boolean }) => void} */
   recompute: () => {},
   /** Writes the scenario into the URL soon. @type {() => void} */
   scheduleHash: () => {},

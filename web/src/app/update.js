@@ -14,14 +14,18 @@ import { ensureStreams, layoutStreams, layoutStreamsVisibility, totalRows, clear
 
 /**
  * Runs the scenario as it is now and renders the result.
- * @param {{ forceWorker?: boolean, keepUrl?: boolean }} [opts] `forceWorker`: run in the worker
- *   whatever its size; `keepUrl`: a freshly opened scenario keeps the address it came with
+ * @param {{ forceWorker?: boolean, keepUrl?: boolean, rowsOnly?: boolean }} [opts] `forceWorker`:
+ *   run in the worker whatever its size; `keepUrl`: a freshly opened scenario keeps the address
+ *   it came with; `rowsOnly`: only a stream's rows changed (a keystroke in an editor), so the
+ *   settings' labels and which streams are read stay as they are
  */
-export function recompute({ forceWorker = false, keepUrl = false } = {}) {
+export function recompute({ forceWorker = false, keepUrl = false, rowsOnly = false } = {}) {
   if (!app.scenario || sqlPending()) return;
   syncScriptFromScenario();
-  ui.controls.refresh();
-  layoutStreamsVisibility();
+  if (!rowsOnly) {
+    ui.controls.refresh();
+    layoutStreamsVisibility();
+  }
   const seq = ++app.seq;
   // A copy of the scenario as it is now (the rows are strings: shared, not copied).
   schedule(seq, cloneScenario(app.scenario), totalRows(), { forceWorker });

@@ -10,6 +10,7 @@ import { registerPanel } from '../app/registry.js';
 import { dirtyPanels, seen, onVisibilityChange } from '../app/visibility.js';
 import { clampStep, setStep } from '../app/playback.js';
 import { windowed, WINDOW_STEPS } from '../app/trace-window.js';
+import { stateAfterStep } from '../app/step-state.js';
 import { TRACE_ROWS } from '../app/scheduler.js';
 
 /**
@@ -44,17 +45,11 @@ function windowResult(r, tw, total) {
     side_outputs: side,
     window: { from: tw.from, end, total, before: tw.before || null },
   };
-  /** @type {Map<number, any>} */
-  const states = new Map();
-  if (tw.steps.length) states.set(end - 1, tw.state_end);
+  // The state after the window's last step came with it; the others are asked of the worker,
+  // kept per step with the state panel's (app/step-state.js).
+  const last = end - 1;
   Object.defineProperty(res, 'stateAt', {
-    value: (/** @type {number} */ step) =>
-      states.has(step)
-        ? states.get(step)
-        : r.stateAtAsync(step).then((/** @type {any} */ v) => {
-            states.set(step, v);
-            return v;
-          }),
+    value: (/** @type {number} */ step) => (tw.steps.length && step === last ? tw.state_end : stateAfterStep(r, step)),
     enumerable: false,
   });
   return res;
@@ -110,6 +105,8 @@ function drawWindowStepper(r) {
       st.dataset.windowEnd = String(result.window.end);
       st.dataset.windowMs = String(Math.round(app.traceWindow.ms));
       drawWindowStepper(r);
+      // The window names the rows and keys of its steps: the state panel uses them.
+      document.dispatchEvent(new CustomEvent('jl:trace-window'));
     },
     (/** @type {Error} */ e) => {
       delete st.dataset.windowLoading;

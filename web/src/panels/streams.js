@@ -102,7 +102,7 @@ function buildStreamPanel(i) {
     onChange: (/** @type {string} */ text) => {
       if (!spec()) return;
       spec().rows = text;
-      actions.recompute();
+      actions.recompute({ rowsOnly: true });
     },
     // A big paste goes into the editor in slices: the progress bar shows how far it got.
     onPaste: (/** @type {{ done: number, total: number }} */ { done, total }) => actions.showProgress({ phase: 'pasting', fraction: total ? done / total : 0 }),
@@ -243,9 +243,16 @@ export function layoutStreamsVisibility() {
 
 /** Clears the errors shown on the streams and the settings. */
 export function clearErrors() {
+  // Nothing to clear since the last clean-up: skip the ~50 DOM writes (every keystroke's run
+  // ends here).
+  if (!errorsMarked) return;
+  errorsMarked = false;
   for (const p of streamPanels) p.clearErrors();
   ui.controls.clearErrors(true);
 }
+
+/** Whether `markError` may have marked something since the last `clearErrors` (start-up: unknown). */
+let errorsMarked = true;
 
 /**
  * Shows an engine error where it belongs (a row of an editor, a stream's field, a setting) and
@@ -256,6 +263,7 @@ export function clearErrors() {
 export function markError(r) {
   const e = r.error || {};
   clearErrors();
+  errorsMarked = true;
   let msg = r.message || e.message || 'error';
   if (e.kind === 'row') {
     const i = app.scenario.streams.findIndex((/** @type {any} */ s) => s.name === e.stream);
