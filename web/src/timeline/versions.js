@@ -33,12 +33,19 @@ export function layoutVersions(c) {
   if (keys.length && c.bandTop === undefined) c.bandTop = c.verTop;
 }
 
-/** The text of a version: its values without the key. @param {any} c @param {any} v */
+/**
+ * The text of a version: its values without the key and time columns (those are the track
+ * and the bar's position), e.g. "1.10" or "Alice, Paris". @param {any} c @param {any} v
+ */
 function versionLabel(c, v) {
   const row = c.rows[v.row];
   if (!row) return '';
   const kind = v.kind === '-U' || v.kind === '-D' ? `${v.kind} ` : '';
-  return `${kind}${rowValuesText(c.result, row.side, row.values, c.fmt)}`;
+  const st = c.result.streams && c.result.streams[1];
+  const cols = st ? (st.columns || []).map((/** @type {any} */ x) => x.name) : [];
+  const skip = new Set([st && st.key, st && st.time].filter(Boolean));
+  const vals = (row.values || []).filter((/** @type {any} */ _, /** @type {number} */ i) => !skip.has(cols[i]));
+  return `${kind}${(vals.length ? vals : row.values || []).map(valueText).join(', ')}`;
 }
 
 /** Draws the versions band and moves `c.y` below it. @param {any} c */
@@ -46,7 +53,9 @@ export function drawVersions(c) {
   const { versionItems, versionKeys, verTop, versionTrackH: th, left, right, xc, gWin, d1, result } = c;
   if (!versionKeys.length) return;
   const lookup = result.operator === 'lookup_join';
-  const caption = lookup ? `${c.streams[1] ? c.streams[1].name : 'table'} (lookup)` : `${c.streams[1] ? c.streams[1].name : 'versions'} versions`;
+  const name = c.streams[1] ? c.streams[1].name : 'table';
+  const short = name.length > 11 ? `${name.slice(0, 10)}…` : name;
+  const caption = lookup ? `${short} rows` : `${short} versions`;
   text(gWin, 8, verTop + 11, caption, 'jl-lane-label jl-win-caption');
   versionKeys.forEach((/** @type {string} */ k, /** @type {number} */ t) => {
     text(gWin, left - 10, verTop + t * th + 10, k.length > 10 ? `${k.slice(0, 9)}…` : k, 'jl-version-key', 'end');
@@ -76,7 +85,7 @@ export function versionTip(c, i) {
   const lookup = result.operator === 'lookup_join';
   const row = c.rows[v.row];
   const name = row ? `${c.streams[1] ? c.streams[1].name : 'right'} line ${row.line}` : `row ${v.row}`;
-  const lines = [`${name} ${versionLabel(c, v)}`];
+  const lines = [`${name} ${rowValuesText(result, row ? row.side : 'right', row ? row.values : [], fmt)}`];
   const until = v.to === null || v.to === undefined ? 'the end' : fmt.long(v.to);
   if (v.replaced) lines.push(`replaced by a later row with the same time ${fmt.long(v.from)}: never joined`);
   else if (v.kind === '-U' || v.kind === '-D') lines.push(`key ${valueText(v.key)} has no row from ${fmt.long(v.from)} to ${until}`);
