@@ -10,6 +10,9 @@
 import { el, text, fx } from './svg.js';
 import { valueText, rowValuesText } from '../timeline.js';
 
+/** The most version bars drawn. */
+export const MAX_VERSIONS = 3000;
+
 /** Lays out the versions (`c.versionItems`, `c.versionKeys`). @param {any} c */
 export function layoutVersions(c) {
   const versions = (c.result && c.result.versions) || [];
@@ -24,9 +27,11 @@ export function layoutVersions(c) {
       keys.push(k);
     }
   }
-  // Many keys: the band keeps at most 24 tracks (the rest share the last one).
+  // Many keys: the band keeps at most 24 tracks (the rest share the last one), and at most
+  // MAX_VERSIONS bars (a picture of more says nothing more; the caption says how many).
   const maxTracks = 24;
-  c.versionItems = versions.map((/** @type {any} */ v) => ({ v, track: Math.min(maxTracks - 1, /** @type {number} */ (track.get(valueText(v.key)))) }));
+  c.versionsCut = Math.max(0, versions.length - MAX_VERSIONS);
+  c.versionItems = versions.slice(0, MAX_VERSIONS).map((/** @type {any} */ v) => ({ v, track: Math.min(maxTracks - 1, /** @type {number} */ (track.get(valueText(v.key)))) }));
   c.versionKeys = keys.slice(0, maxTracks);
   c.versionTrackH = 15;
   c.verTop = c.y + 4;
@@ -57,6 +62,7 @@ export function drawVersions(c) {
   const short = name.length > 11 ? `${name.slice(0, 10)}…` : name;
   const caption = lookup ? `${short} rows` : `${short} versions`;
   text(gWin, 8, verTop + 11, caption, 'jl-lane-label jl-win-caption');
+  if (c.versionsCut) text(gWin, 8, verTop + 24, `first ${MAX_VERSIONS.toLocaleString('en')} of ${(MAX_VERSIONS + c.versionsCut).toLocaleString('en')}`, 'jl-lane-sub');
   versionKeys.forEach((/** @type {string} */ k, /** @type {number} */ t) => {
     text(gWin, left - 10, verTop + t * th + 10, k.length > 10 ? `${k.slice(0, 9)}…` : k, 'jl-version-key', 'end');
   });
