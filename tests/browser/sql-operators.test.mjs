@@ -218,6 +218,15 @@ test('window join type: each of INNER / LEFT / RIGHT / FULL / SEMI / ANTI reruns
     counts.add(cli.outputs.length);
   }
   assert.ok(counts.size > 1, 'the join types give different results');
+  // Selecting a row outlines the windows the TVF gives it (the engine's tvf_windows).
+  const { want, got } = await page.evaluate(() => {
+    const r = window.__joinlab.result;
+    const host = document.querySelector('#timeline');
+    host.__jlTimeline.setSelectedRow(0);
+    return { want: r.tvf_windows[0].length, got: host.querySelectorAll('.jl-window-selected').length };
+  });
+  assert.ok(want > 0);
+  assert.equal(got, want, "the selected row's windows");
   assert.deepEqual(problems, []);
   await page.context().close();
 });
@@ -232,6 +241,17 @@ test('temporal join: JOIN / LEFT JOIN only, the primary key, and the versions fo
   const doc = await pageScenario(page);
   const cli = cliOf(doc, 'temporal-inner');
   await sameAsCli(page, cli, 'temporal INNER');
+  // Selecting an order draws its time across the versions (the version it joins).
+  await timeline(page);
+  const probes = await page.evaluate(() => {
+    const host = document.querySelector('#timeline');
+    const id = window.__joinlab.result.rows.findIndex((r) => r.side === 'left');
+    host.__jlTimeline.setSelectedRow(id);
+    const n = host.querySelectorAll('.jl-version-probe').length;
+    host.__jlTimeline.setSelectedRow(window.__joinlab.result.rows.findIndex((r) => r.side === 'right'));
+    return [n, host.querySelectorAll('.jl-version-probe').length];
+  });
+  assert.deepEqual(probes, [1, 0], 'a probe line for an order, none for a version row');
   const left = cliJson(path.join(ROOT, 'scenarios/temporal-join-late-version.json'));
   assert.ok(cli.outputs.length < left.outputs.length, 'INNER drops the padded order');
   // The windows' controls are not shown for a temporal join; the explanation changes with the operator.
