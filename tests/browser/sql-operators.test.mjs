@@ -280,6 +280,27 @@ test('SQL settings: table.exec.state.ttl on the regular join reruns as the CLI s
   await page.context().close();
 });
 
+test('SQL settings: table.exec.source.idle-timeout unblocks the window aggregation as the CLI says', async () => {
+  const { page, problems } = await openPage(env, '?scenario=tvf-agg-idle-timeout');
+  const original = cliJson(path.join(ROOT, 'scenarios/tvf-agg-idle-timeout.json'));
+  // Without any idle timeout the idle subtask holds the watermark back.
+  await rerun(page, () => page.fill('[data-path="job.watermark.idle_timeout"] input', ''));
+  let doc = await pageScenario(page);
+  const blocked = cliOf(doc, 'idle-none');
+  await sameAsCli(page, blocked, 'no idle timeout');
+  assert.notDeepEqual(blocked.outputs.map((o) => o.step), original.outputs.map((o) => o.step), 'the windows fire later without idleness');
+  // The SQL option does what withIdleness did.
+  assert.equal(await page.textContent('[data-path="job.settings.source_idle_timeout"] label'), 'table.exec.source.idle-timeout');
+  await rerun(page, () => page.fill('[data-path="job.settings.source_idle_timeout"] input', '1m'));
+  doc = await pageScenario(page);
+  assert.equal(doc.job.settings.source_idle_timeout, '1m');
+  const unblocked = cliOf(doc, 'idle-sql');
+  await sameAsCli(page, unblocked, 'table.exec.source.idle-timeout 1 min');
+  assert.deepEqual(unblocked.outputs, original.outputs, 'the same as withIdleness(1 min)');
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
 test('axe-core: the new controls and the versions band are labelled', async () => {
   const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
   for (const name of ['tvf-agg-tumble', 'temporal-join-late-version']) {
