@@ -43,7 +43,7 @@ export const OPERATOR_EXPLANATIONS = {
   temporal_join:
     'Flink SQL event-time temporal join (TemporalRowTimeJoinOperator): the right table is versioned by its PRIMARY KEY; each probe row waits until the watermark of both inputs passes its time, then joins the latest version at or before its own time (LEFT: padded with nulls when there is none). Results are final; versions older than the one valid at the watermark are cleaned up. Flink 2.3.0 checks no lateness here: a probe or version row behind the watermark is kept, but the version it needed may already be gone.',
   lookup_join:
-    'Flink SQL lookup join (LookupJoinRunner): processing time only. Each probe row asks the dimension table once, at its arrival, and sees the table as it stands then; later changes to the table never update or retract earlier results. No state, no timers, no watermark; it runs on the subtask the probe row arrives on.',
+    'Flink SQL lookup join (LookupJoinRunner): processing time only. Each probe row asks the dimension table once, at its arrival, and sees the table as it stands then; later changes to the table never update or retract earlier results. It keeps no state and sets no timers, and watermarks play no part in it; it runs on the subtask the probe row arrives on.',
 };
 
 const STRATEGIES = [
