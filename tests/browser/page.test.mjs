@@ -132,8 +132,8 @@ test('every control writes a field the engine knows, and every operator runs', a
     const get = (o, path) => path.split('.').reduce((x, k) => (x === undefined || x === null ? undefined : x[k]), o);
     const out = [];
     for (const c of window.__joinlab.controlPaths()) {
-      const sc = { streams: [{ name: 'a', columns: ['k', 'ts'], rows: '' }] };
-      const sample = { select: c.options && c.options.find((o) => o !== c.def), bool: !c.def, duration: '7s', int: 200, text: 'tag1', column: 'k', routes: [{ value: 'x', to: 'main' }] }[c.type];
+      const sc = { streams: [{ name: 'a', columns: ['k', 'ts'], rows: '' }, { name: 'b', columns: ['k', 'ts'], rows: '' }] };
+      const sample = { select: c.options && c.options.find((o) => o !== c.def), bool: !c.def, duration: '7s', int: 200, text: 'tag1', column: 'k', routes: [{ value: 'x', to: 'main' }], list: ['k'], aggregates: [{ func: 'count' }] }[c.type];
       set(sc, c.path, sample);
       const r = window.__joinlab.normalize(JSON.stringify(sc));
       if (typeof r !== 'string') out.push(`${c.path}: ${r.message}`);

@@ -4,7 +4,8 @@
 // late rows crossed out.
 //
 // The picture is drawn in layers, one module each under timeline/: the time scale (scale.js,
-// d3-scale), the axis, the windows band, the lanes, the intervals and the selection, the
+// d3-scale), the axis, the windows band (and the SQL window TVFs), the versions band (temporal
+// and lookup joins), the lanes, the intervals and the selection, the
 // watermarks, the marks, the legend and the pointer. renderTimeline builds the drawing context
 // they share and stacks them.
 //
@@ -21,6 +22,7 @@
 import { el, uid } from './timeline/svg.js';
 import { timeDomain, timeScale } from './timeline/scale.js';
 import { layoutWindows, drawWindows } from './timeline/windows.js';
+import { layoutVersions, drawVersions } from './timeline/versions.js';
 import { layoutLanes, drawLanes } from './timeline/lanes.js';
 import { drawAxis } from './timeline/axis.js';
 import { drawIntervals, drawSelection } from './timeline/intervals.js';
@@ -373,7 +375,7 @@ export function rowFacts(result) {
   const lastStep = trace.length ? trace.length - 1 : 0;
   const facts = new Array(n);
   for (let i = 0; i < n; i++) {
-    facts[i] = { arrival: -1, outputs: [], padded: [], late: -1, windows: [], sides: [], buffered: -1, cleared: -1, outcome: 'none', decided: lastStep };
+    facts[i] = { arrival: -1, outputs: [], padded: [], late: -1, windows: [], results: [], sides: [], buffered: -1, cleared: -1, outcome: 'none', decided: lastStep };
   }
   const byLine = new Map(); // "side:line" -> row id
   for (const r of rows) byLine.set(`${sideIndex(r.side)}:${r.line}`, r.id);
@@ -395,6 +397,15 @@ export function rowFacts(result) {
       const id = l >= 0 ? l : r;
       if (twoInputs) facts[id].padded.push(k);
       else facts[id].outputs.push(k);
+    }
+  });
+  // Computed rows (a SQL window aggregation's results) name their input rows as "stream:line".
+  (result.outputs || []).forEach((o, k) => {
+    if (o.left || o.right || !o.from) return;
+    for (const ref of o.from) {
+      const at = ref.lastIndexOf(':');
+      const id = idOf({ stream: ref.slice(0, at), line: Number(ref.slice(at + 1)) });
+      if (id >= 0) facts[id].results.push(k);
     }
   });
   (result.late || []).forEach((e, k) => {
@@ -439,6 +450,9 @@ export function rowFacts(result) {
     } else if (f.padded.length) {
       f.outcome = 'padded';
       f.decided = minStep(f.padded, (k) => outs[k].step);
+    } else if (f.results.length) {
+      f.outcome = 'window';
+      f.decided = minStep(f.results, (k) => outs[k].step);
     } else if (f.windows.length) {
       f.outcome = 'window';
       f.decided = minStep(f.windows, (k) => result.windows[k].step);
@@ -529,6 +543,11 @@ export function describeRow(result, rowId, facts, fmt) {
       lines.push(`${o.kind && o.kind !== '+I' ? `${o.kind} ` : ''}emitted null-padded → output #${k + 1}`);
     });
   }
+  for (const k of f.results.slice(0, max)) {
+    const o = outs[k];
+    lines.push(`counted in output #${k + 1}${o.window ? ` of window [${fmt.short(o.window[0])}, ${fmt.short(o.window[1])})` : ''}: ${valuesText(o.values)}`);
+  }
+  if (f.results.length > max) lines.push(`… and ${f.results.length - max} more outputs`);
   if (f.verdict && f.outcome !== 'joined' && f.outcome !== 'window') lines.push(f.verdict);
   else if (f.late >= 0) lines.push(`late: ${result.late[f.late].message}`);
   for (const k of f.windows.slice(0, max)) {
@@ -550,9 +569,39 @@ function jobOf(scenario) {
   return (scenario && scenario.job) || {};
 }
 
-/** The window assigner settings in ms, or null when the operator has no windows. */
+/** Flink SQL's name of each window TVF kind of the scenario (crate/src/scenario.rs TvfKind). */
+export const TVF_NAMES = { tumble: 'TUMBLE', hop: 'HOP', cumulate: 'CUMULATE', session: 'SESSION' };
+
+/**
+ * The window assigner settings in ms, or null when the operator has no windows.
+ *
+ * `kind` is where the windows lie: 'tumbling' and 'sliding' on a grid of `slide`, 'cumulate'
+ * (Flink's CumulativeWindowAssigner / SliceAssigners.CumulativeSliceAssigner: windows
+ * [start, start + k·step) for k = 1 … size/step, `start` on the grid of `size`), 'session'
+ * (only the windows the result reports). `caption` names the windows as the job does.
+ */
 export function windowSettings(scenario, result) {
   const op = result.operator || jobOf(scenario).operator;
+  if (op === 'window_tvf_aggregate' || op === 'window_tvf_join') {
+    // The SQL window TVFs (TUMBLE / HOP / CUMULATE with their optional offset, SESSION):
+    // the same window starts as Flink's SliceAssigners (TimeWindow.getWindowStartWithOffset).
+    const t = jobOf(scenario).tvf || {};
+    const tvf = t.kind || 'tumble';
+    const size = t.size === undefined ? 10000 : toMillis(t.size);
+    const offset = t.offset === undefined ? 0 : toMillis(t.offset);
+    const gap = t.gap === undefined ? NaN : toMillis(t.gap);
+    const caption = `${TVF_NAMES[tvf] || tvf} windows`;
+    if (tvf === 'hop') {
+      const slide = t.slide === undefined ? NaN : toMillis(t.slide);
+      return { kind: 'sliding', size, slide, offset, gap, caption, tvf };
+    }
+    if (tvf === 'cumulate') {
+      const step = t.step === undefined ? NaN : toMillis(t.step);
+      return { kind: 'cumulate', size, slide: size, step, offset, gap, caption, tvf };
+    }
+    if (tvf === 'session') return { kind: 'session', size: NaN, slide: NaN, offset: 0, gap, caption, tvf };
+    return { kind: 'tumbling', size, slide: size, offset, gap, caption, tvf };
+  }
   if (op !== 'window_join' && op !== 'window_aggregate') return null;
   const w = jobOf(scenario).window || {};
   const kind = w.kind || 'tumbling';
@@ -560,7 +609,7 @@ export function windowSettings(scenario, result) {
   const slide = w.slide === undefined ? size : toMillis(w.slide);
   const offset = w.offset === undefined ? 0 : toMillis(w.offset);
   const gap = w.gap === undefined ? NaN : toMillis(w.gap);
-  return { kind, size, slide: kind === 'sliding' ? slide : size, offset, gap };
+  return { kind, size, slide: kind === 'sliding' ? slide : size, offset, gap, caption: `${kind} windows` };
 }
 
 /**
@@ -620,10 +669,14 @@ export function renderTimeline(container, scenario, result, options = {}) {
   const traced = trace.length > 0;
   const showIntervals = options.showIntervals !== false;
   const showWindows = options.showWindows !== false;
-  // Time of each row: its event time, else its arrival (processing) time.
-  const eventTimed = rows.some((r) => r.timestamp !== null && r.timestamp !== undefined);
+  // Time of each row: its event time, else its arrival (processing) time. A lookup join
+  // (LookupJoinRunner) works in processing time only: each probe row sees the dimension table
+  // as it stands at the row's arrival, so every row is drawn at its arrival, and the axis is
+  // arrival time.
+  const processingAxis = result.operator === 'lookup_join';
+  const eventTimed = !processingAxis && rows.some((r) => r.timestamp !== null && r.timestamp !== undefined);
   const times = new Float64Array(rows.length);
-  for (let i = 0; i < rows.length; i++) times[i] = rows[i].timestamp !== null && rows[i].timestamp !== undefined ? rows[i].timestamp : rows[i].arrival;
+  for (let i = 0; i < rows.length; i++) times[i] = !processingAxis && rows[i].timestamp !== null && rows[i].timestamp !== undefined ? rows[i].timestamp : rows[i].arrival;
   const pa = Math.max(1, result.parallelism || 1);
   const c = {
     container,
@@ -638,10 +691,12 @@ export function renderTimeline(container, scenario, result, options = {}) {
     facts: rowFacts(result),
     density: rows.length > (options.densityThreshold ?? DENSITY_THRESHOLD),
     eventTimed,
+    processingAxis,
     times,
     ws: showWindows && eventTimed ? windowSettings(scenario, result) : null,
     iv: showIntervals && eventTimed ? intervalSettings(scenario, result) : null,
     firedWindows: collectWindows(result),
+    bandTop: undefined,
     selected: options.selectedRow ?? -1,
     curRow: -1,
     currentStep: 0,
@@ -677,6 +732,8 @@ export function renderTimeline(container, scenario, result, options = {}) {
 
   layoutWindows(c);
   drawWindows(c);
+  layoutVersions(c);
+  drawVersions(c);
   layoutLanes(c);
   drawLanes(c);
   const height = c.lanesBottom + 36;
@@ -739,14 +796,18 @@ export function renderTimeline(container, scenario, result, options = {}) {
   return handle;
 }
 
-/** The windows that produced output, merged over keys: {start, end, label, keys, count}. */
+/**
+ * The windows that produced output, merged over keys: {start, end, label, keys, step, …}.
+ * A SQL window aggregation's outputs are computed rows (`values`, `from`), not input rows: they
+ * are kept as `results`; a window join's SEMI / ANTI and null-padded outputs have one side.
+ */
 function collectWindows(result) {
   const map = new Map();
   const get = (start, end) => {
     const k = `${start},${end}`;
     let w = map.get(k);
     if (!w) {
-      w = { start, end, pairs: 0, keys: new Map(), firings: 0, agg: false, step: Infinity };
+      w = { start, end, pairs: 0, single: 0, results: [], keys: new Map(), firings: 0, agg: false, step: Infinity };
       map.set(k, w);
     }
     return w;
@@ -755,8 +816,13 @@ function collectWindows(result) {
   for (const o of result.outputs || []) {
     if (!o.window) continue;
     const w = get(o.window[0], o.window[1]);
-    w.pairs++;
     w.step = Math.min(w.step, o.step);
+    if (!o.left && !o.right) {
+      w.results.push(o);
+      continue;
+    }
+    if (o.left && o.right) w.pairs++;
+    else w.single++;
     const ref = o.left || o.right;
     const row = ref && rows[ref.id];
     const key = row && result.keys ? valueText(result.keys[row.key] && result.keys[row.key].value) : '?';
@@ -772,16 +838,19 @@ function collectWindows(result) {
     list.push(r);
     w.keys.set(key, list);
   }
+  const plural = (n, one) => `${n} ${one}${n === 1 ? '' : 's'}`;
   for (const w of map.values()) {
     if (w.agg) {
       const total = [...w.keys.values()].reduce((s, l) => s + l[l.length - 1].count, 0);
       w.label = w.keys.size === 1 ? `${[...w.keys.keys()][0]}: ${total}` : `${w.keys.size} keys · ${total} rows`;
-    } else w.label = `${w.pairs} pair${w.pairs === 1 ? '' : 's'}`;
+    } else if (w.results.length) w.label = plural(w.results.length, 'result');
+    else if (w.single) w.label = w.pairs ? `${plural(w.pairs, 'pair')} + ${w.single}` : plural(w.single, 'row');
+    else w.label = plural(w.pairs, 'pair');
   }
   return [...map.values()];
 }
 
-export function windowTip(w, fmt) {
+export function windowTip(w, fmt, result) {
   const lines = [`window [${fmt.long(w.start)}, ${fmt.long(w.end)})`];
   const f = w.fired;
   if (!f) {
@@ -795,8 +864,14 @@ export function windowTip(w, fmt) {
         lines.push(`key ${key}: count ${r.count}${r.sum !== undefined ? `, sum ${r.sum}` : ''}${r.firing > 1 ? ` (firing ${r.firing}, late)` : ''} — lines ${r.lines.join(', ')}`);
       }
     }
+  } else if (f.results.length) {
+    const cols = (result && result.columns) || [];
+    if (cols.length) lines.push(cols.join(', '));
+    for (const o of f.results.slice(0, 12)) lines.push(`${valuesText(o.values)}${o.from ? ` ← ${o.from.join(', ')}` : ''}`);
+    if (f.results.length > 12) lines.push(`… and ${f.results.length - 12} more`);
   } else {
     lines.push(`${f.pairs} joined pair${f.pairs === 1 ? '' : 's'}`);
+    if (f.single) lines.push(`${f.single} output row${f.single === 1 ? '' : 's'} with one side (null-padded, SEMI or ANTI)`);
     for (const [key, n] of f.keys) lines.push(`key ${key}: ${n}`);
   }
   return lines;

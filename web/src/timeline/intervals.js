@@ -3,6 +3,7 @@
 
 import { el, fx, clear, STREAM_CLASS } from './svg.js';
 import { sideIndex } from '../timeline.js';
+import { versionProbe } from './versions.js';
 
 /** The bracket of row `id` over `side` = [lower, upper, …] (ms from its time). @param {any} c @param {number} id @param {number[]} side */
 export function intervalPath(c, id, side) {
@@ -44,6 +45,18 @@ export function drawSelection(c) {
       el('rect', { x: fx(Math.min(a, b)), y: L.top, width: fx(Math.max(1, Math.abs(b - a))), height: L.h, class: 'jl-range' }, gSel);
     }
     el('path', { d: intervalPath(c, selected, side), class: 'jl-interval jl-interval-selected' }, gSel);
+  }
+  versionProbe(c, gSel, selected);
+  // A SQL window join row's windows (the engine's `tvf_windows`, as the TVF assigns them).
+  const tw = result.tvf_windows && result.tvf_windows[selected];
+  if (tw && tw.length && c.windowItems) {
+    const mine = new Set(tw.map((/** @type {number[]} */ w) => `${w[0]},${w[1]}`));
+    for (const w of c.windowItems) {
+      if (!mine.has(`${w.start},${w.end}`)) continue;
+      const x0 = Math.max(c.left - 4, c.x(w.start));
+      const x1 = Math.min(c.right + 4, c.x(w.end));
+      if (x1 > x0) el('rect', { x: fx(x0 + 0.5), y: fx(c.winTop + w.track * c.trackH), width: fx(Math.max(1, x1 - x0 - 1)), height: c.trackH - 3, rx: 2, class: 'jl-window-selected' }, gSel);
+    }
   }
   const f = facts[selected];
   const outs = result.outputs || [];

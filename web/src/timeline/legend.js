@@ -26,7 +26,12 @@ export function legend(c) {
   box.className = 'jl-legend';
   for (const o of ORDER) if (present.has(o)) box.appendChild(item(`jl-legend-${o}`, OUTCOME_LABEL[o], o === 'late' ? '×' : undefined));
   if (retract.some((/** @type {number} */ x) => x)) box.appendChild(item('jl-legend-retract', 'retraction row (−U / −D)'));
-  box.appendChild(item('jl-legend-wm', po > 1 ? 'operator subtask watermarks' : 'operator watermark'));
+  if (c.processingAxis) box.appendChild(item('jl-legend-proc', 'processing time across: each probe row sees the table as at its arrival'));
+  else box.appendChild(item('jl-legend-wm', po > 1 ? 'operator subtask watermarks' : 'operator watermark'));
+  if (c.versionKeys && c.versionKeys.length) {
+    box.appendChild(item('jl-legend-version', c.processingAxis ? 'row in the table (from its arrival to the change that replaces or deletes it)' : 'version valid from its time to the next version of its key'));
+    if (c.versionItems.some((/** @type {any} */ it) => it.v.kind === '-U' || it.v.kind === '-D')) box.appendChild(item('jl-legend-version-deleted', 'deleted: no row for the key'));
+  }
   if (iv) box.appendChild(item('jl-legend-iv', `partner range (${iv.text})`));
   return box;
 }

@@ -2,6 +2,7 @@
 // click that selects a row.
 
 import { OUTCOME_LABEL, statusAt, describeRow, sideIndex, streamName, windowTip } from '../timeline.js';
+import { versionTip } from './versions.js';
 
 /**
  * Wires the tooltip and the click on the picture; returns the listeners' remover.
@@ -63,14 +64,16 @@ export function wirePointer(c, marks, onClickRow) {
       return;
     }
     const t = /** @type {any} */ (ev.target);
-    const target = t && t.closest ? t.closest('[data-window],[data-lane]') : null;
+    const target = t && t.closest ? t.closest('[data-window],[data-version],[data-lane]') : null;
     if (!target || !svg.contains(target)) {
       tip.hidden = true;
       return;
     }
-    if (target.dataset.window !== undefined) {
+    if (target.dataset.version !== undefined) {
+      showTip(versionTip(c, Number(target.dataset.version)), ev);
+    } else if (target.dataset.window !== undefined) {
       const w = windowItems[Number(target.dataset.window)];
-      if (w) showTip(windowTip(w, fmt), ev);
+      if (w) showTip(windowTip(w, fmt, result), ev);
     } else if (target.dataset.lane !== undefined) {
       const L = lanes[Number(target.dataset.lane)];
       if (!L || !L.counts) return;

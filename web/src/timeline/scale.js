@@ -8,9 +8,9 @@ import { wmValue } from '../timeline.js';
 
 /**
  * The domain [d0, d1] (padded by 3 %) and the first row's time.
- * @param {{ times: Float64Array, ws: any, iv: any, firedWindows: any[], result: any }} c
+ * @param {{ times: Float64Array, ws: any, iv: any, firedWindows: any[], result: any, processingAxis?: boolean }} c
  */
-export function timeDomain({ times, ws, iv, firedWindows, result }) {
+export function timeDomain({ times, ws, iv, firedWindows, result, processingAxis }) {
   let d0 = Infinity;
   let d1 = -Infinity;
   for (let i = 0; i < times.length; i++) {
@@ -41,7 +41,9 @@ export function timeDomain({ times, ws, iv, firedWindows, result }) {
     d0 += Math.max(lo, -4 * span);
     d1 += Math.min(hi, 4 * span);
   }
-  for (const w of [...(result.watermarks || []).map((/** @type {any} */ x) => x.watermark), ...(result.assigner_watermarks || []).flat()]) {
+  // Watermarks are event time: not on a processing-time axis (the lookup join's).
+  const wms = processingAxis ? [] : [...(result.watermarks || []).map((/** @type {any} */ x) => x.watermark), ...(result.assigner_watermarks || []).flat()];
+  for (const w of wms) {
     const v = wmValue(w);
     if (Number.isFinite(v) && Number.isFinite(d0) && v > d0 - (d1 - d0) && v < d1 + (d1 - d0)) {
       d0 = Math.min(d0, v);

@@ -10,6 +10,9 @@ import { wmValue } from '../timeline.js';
 export function drawWatermarks(c, step) {
   const { gWm, traced, result, tracker, lanes, fmt, left, right, xc } = c;
   clear(gWm);
+  // A lookup join's picture is on processing time (LookupJoinRunner never reads a watermark):
+  // event-time watermarks have no place on it.
+  if (c.processingAxis) return;
   if (!traced) {
     operatorLines(c, (result.watermarks || []).map((/** @type {any} */ w) => w.watermark));
     return;
@@ -49,7 +52,7 @@ function operatorLines(c, ops) {
     if (!g) groups.set(key, (g = { v, subtasks: [] }));
     g.subtasks.push(j);
   });
-  const top = windowTracks ? winTop : lanesTop;
+  const top = c.bandTop !== undefined ? c.bandTop : windowTracks ? winTop : lanesTop;
   const sorted = [...groups.values()].sort((a, b) => a.v - b.v);
   for (const g of sorted) {
     const px = xc(g.v);
