@@ -59,6 +59,9 @@ impl Expand {
 /// The most grouping sets one aggregation may have (a `CUBE` over 8 columns).
 pub const MAX_SETS: usize = 256;
 
+/// The most copies (rows × sets) one run may make: 80 MB of keys.
+pub const MAX_COPIES: usize = 20_000_000;
+
 /// `ExpandUtil.genExpandId`.
 pub fn expand_id(kept: &[bool]) -> i64 {
     let n = kept.len();

@@ -554,6 +554,12 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
                                 }
                             };
                             ex.keys.push(id);
+                            if ex.keys.len() > crate::grouping_sets::MAX_COPIES {
+                                return Err(Error::config(
+                                    "job.group.grouping_sets",
+                                    format!("rows × grouping sets exceed {} copies (this playground's limit)", crate::grouping_sets::MAX_COPIES),
+                                ));
+                            }
                             if ex.set_of_key.len() <= id.0 as usize {
                                 ex.set_of_key.resize(id.0 as usize + 1, u16::MAX);
                             }
