@@ -11,6 +11,7 @@ pub mod diagnosis;
 pub mod error;
 pub mod export;
 pub mod fasthash;
+pub mod grouping_sets;
 pub mod javahash;
 pub mod javamap;
 pub mod jsontext;

@@ -148,6 +148,8 @@ pub struct Plan {
     pub generators: Vec<GeneratorConfig>,
     pub limits: Limits,
     pub warnings: Vec<String>,
+    /// `GROUPING SETS` of a window aggregation: each row's copies and their keys.
+    pub expand: Option<crate::grouping_sets::Expand>,
 }
 
 impl Plan {
@@ -421,29 +423,40 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
     let mut keys: Vec<KeyInfo> = Vec::new();
     let mut key_ids: HashMap<Value, KeyId> = HashMap::new();
     let mut per_stream: Vec<Vec<Arrival>> = vec![Vec::new(), Vec::new()];
+    let mut expand: Option<crate::grouping_sets::Expand> = None;
     for (si, ps) in parsed.iter().enumerate() {
         let side = if si == 0 { Side::Left } else { Side::Right };
         let name = &ps.schema.name;
         // A SQL window aggregation grouped by several columns is keyed by all of them (the
         // BinaryRowData of the GROUP BY keys); its key value is shown as a tuple.
-        let group_cols: Option<Vec<usize>> =
-            if op == OperatorKind::WindowTvfAggregate && job.group.keys.len() > 1 {
-                let mut cols = Vec::new();
-                for k in &job.group.keys {
-                    match ps.schema.columns.iter().position(|c| c.name == *k) {
-                        Some(c) => cols.push(c),
-                        None => {
-                            return Err(Error::config(
-                                "job.group.keys",
-                                format!("GROUP BY column {k:?} is not a column of {name}"),
-                            ))
-                        }
+        // With GROUPING SETS each row is copied once per set (the planner's Expand), every
+        // copy keyed by all grouping columns and `$e` (crate::grouping_sets).
+        let expand_sets = match (&job.group.grouping_sets, op) {
+            (Some(sets), OperatorKind::WindowTvfAggregate) => {
+                crate::grouping_sets::sets(&job.group.keys, sets)
+                    .map_err(|m| Error::config("job.group.grouping_sets", m))?
+            }
+            _ => None,
+        };
+        let group_cols: Option<Vec<usize>> = if op == OperatorKind::WindowTvfAggregate
+            && (job.group.keys.len() > 1 || expand_sets.is_some())
+        {
+            let mut cols = Vec::new();
+            for k in &job.group.keys {
+                match ps.schema.columns.iter().position(|c| c.name == *k) {
+                    Some(c) => cols.push(c),
+                    None => {
+                        return Err(Error::config(
+                            "job.group.keys",
+                            format!("GROUP BY column {k:?} is not a column of {name}"),
+                        ))
                     }
                 }
-                Some(cols)
-            } else {
-                None
-            };
+            }
+            Some(cols)
+        } else {
+            None
+        };
         let mut rr = 0u32;
         let mut clock: Option<i64> = None;
         for e in &ps.entries {
@@ -478,6 +491,8 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
                         ));
                     }
                     let key = match key_ids.get(&key_value) {
+                        // Copied rows are keyed per copy (below).
+                        _ if expand_sets.is_some() => KeyId(0),
                         Some(k) => *k,
                         None => {
                             let hash = if !keyed {
@@ -509,6 +524,48 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
                             id
                         }
                     };
+                    if let (Some(sets), Some(g)) = (&expand_sets, &group_key) {
+                        let ex = expand.get_or_insert_with(|| crate::grouping_sets::Expand {
+                            sets: sets.clone(),
+                            ..Default::default()
+                        });
+                        for (i, set) in sets.iter().enumerate() {
+                            let copy = crate::grouping_sets::copy_key(g, set);
+                            let value = composite_key(&copy);
+                            let id = match key_ids.get(&value) {
+                                Some(k) => *k,
+                                None => {
+                                    let hash = sql_key_hash(&copy);
+                                    let key_group = key_group_for_hash(hash, max_parallelism);
+                                    let subtask = subtask_for_key_group(
+                                        max_parallelism,
+                                        operator_parallelism,
+                                        key_group,
+                                    );
+                                    let id = KeyId(keys.len() as u32);
+                                    keys.push(KeyInfo {
+                                        value: value.clone(),
+                                        hash,
+                                        key_group,
+                                        subtask,
+                                    });
+                                    key_ids.insert(value, id);
+                                    id
+                                }
+                            };
+                            ex.keys.push(id);
+                            if ex.keys.len() > crate::grouping_sets::MAX_COPIES {
+                                return Err(Error::config(
+                                    "job.group.grouping_sets",
+                                    format!("rows × grouping sets exceed {} copies (this playground's limit)", crate::grouping_sets::MAX_COPIES),
+                                ));
+                            }
+                            if ex.set_of_key.len() <= id.0 as usize {
+                                ex.set_of_key.resize(id.0 as usize + 1, u16::MAX);
+                            }
+                            ex.set_of_key[id.0 as usize] = i as u16;
+                        }
+                    }
                     let assigner = match r.subtask {
                         Some(s) => s,
                         None => {
@@ -516,6 +573,11 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
                             rr += 1;
                             s
                         }
+                    };
+                    // A copied row is shown on its first copy's key and subtask.
+                    let key = match &expand {
+                        Some(ex) if expand_sets.is_some() => ex.key(rows.len(), 0),
+                        _ => key,
                     };
                     let subtask = if keyed {
                         keys[key.0 as usize].subtask
@@ -632,6 +694,7 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
         generators,
         limits,
         warnings,
+        expand,
     };
     if op == OperatorKind::WindowTvfAggregate {
         crate::operators::window_tvf_aggregate::validate_plan(&plan)?;

@@ -631,9 +631,14 @@ fn late_message(
             window,
             progress,
             local,
+            grouping_set,
             ..
         } => format!(
-            "window [{}, {}) already fired at watermark {} of {} subtask {}{}",
+            "{}window [{}, {}) already fired at watermark {} of {} subtask {}{}",
+            grouping_set
+                .as_ref()
+                .map(|g| format!("its copy for grouping set {g}: "))
+                .unwrap_or_default(),
             crate::time::format_datetime(window.0),
             crate::time::format_datetime(window.1),
             crate::time::format_datetime(*progress),

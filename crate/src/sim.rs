@@ -901,6 +901,14 @@ impl<O: Operator> Sim<'_, '_, O> {
         if self.filtered.get(id.0 as usize).copied().unwrap_or(false) {
             // Rejected by the query's WHERE (a Calc between the source and the join): only
             // the watermark generator sees it.
+        } else if let Some(ex) = &plan.expand {
+            // GROUPING SETS: the planner's Expand copies the row once per set, in order, and
+            // each copy goes to the subtask of its own key (crate::grouping_sets).
+            for copy in 0..ex.sets.len() {
+                let key = ex.key(id.0 as usize, copy);
+                let j = plan.keys[key.0 as usize].subtask.0 as usize;
+                self.deliver_to(id, j, key, Some(copy));
+            }
         } else {
             self.deliver(id, j);
         }
@@ -909,16 +917,22 @@ impl<O: Operator> Sim<'_, '_, O> {
 
     /// Routes row `id` to operator subtask `j` and processes it there.
     fn deliver(&mut self, id: RowId, j: usize) {
+        let key = self.plan.row(id).key;
+        self.deliver_to(id, j, key, None);
+    }
+
+    /// Routes row `id` (or its copy number `copy`, keyed `key`) to operator subtask `j`.
+    fn deliver_to(&mut self, id: RowId, j: usize, key: KeyId, copy: Option<usize>) {
         let plan = self.plan;
         let r = plan.row(id);
         if self.sink.tracing {
             let keyed = plan.operator != OperatorKind::Split;
-            let k = &plan.keys[r.key.0 as usize];
+            let k = &plan.keys[key.0 as usize];
             self.sink.events.push(Event::Route {
                 row: id,
-                key: keyed.then_some(r.key),
+                key: keyed.then_some(key),
                 key_group: keyed.then_some(k.key_group),
-                subtask: r.subtask,
+                subtask: if copy.is_some() { k.subtask } else { r.subtask },
             });
         }
         let now = self.now;
@@ -926,7 +940,10 @@ impl<O: Operator> Sim<'_, '_, O> {
             let (sub, sink) = self.ctx_parts(j);
             sub.touched = true;
             let (op, mut cx) = sub.split(plan, sink, j, now);
-            op.process_element(&mut cx, r.stream, id);
+            match copy {
+                Some(c) => op.process_copy(&mut cx, r.stream, id, c),
+                None => op.process_element(&mut cx, r.stream, id),
+            }
         }
         self.sample(j);
     }

@@ -467,6 +467,7 @@ pub fn plan(job: Job, gen: &Gen, parallelism: u32) -> Plan {
         generators: vec![generator; streams],
         limits: limits(),
         warnings: Vec::new(),
+        expand: None,
     }
 }
 

@@ -535,6 +535,8 @@ fn arb_window_agg() -> impl proptest::strategy::Strategy<Value = Scenario> {
             sc.streams = vec![joinlab::scenario::StreamSpec {
                 name: "t".into(),
                 columns: vec!["k:int".into(), "t".into(), "v:bigint".into()],
+                // The stream's key column is the first GROUP BY key (as the script reader sets it).
+                key: keyed.then(|| "k".into()),
                 time: Some("t".into()),
                 rows: rows
                     .iter()

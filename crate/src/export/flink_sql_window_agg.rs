@@ -105,7 +105,23 @@ pub(crate) fn query(plan: &Plan) -> Result<String, Error> {
         select.push(e);
     }
     let mut group = vec!["window_start".to_string(), "window_end".to_string()];
-    group.extend(keys);
+    match &job.group.grouping_sets {
+        // The sets as the scenario lists them (ROLLUP / CUBE already expanded); Flink
+        // orders the copies itself (crate::grouping_sets).
+        Some(sets) => {
+            let sets: Vec<String> = sets
+                .iter()
+                .map(|s| {
+                    format!(
+                        "({})",
+                        s.iter().map(|k| q(k)).collect::<Vec<_>>().join(", ")
+                    )
+                })
+                .collect();
+            group.push(format!("GROUPING SETS ({})", sets.join(", ")));
+        }
+        None => group.extend(keys),
+    }
     Ok(format!(
         "SELECT {} FROM TABLE({tvf}) GROUP BY {}",
         select.join(", "),
@@ -147,6 +163,11 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
         "                .watermark(\"jl_rowtime\", \"SOURCE_WATERMARK()\")   // the DataStream's watermarks"
     );
     let _ = writeln!(m, "                .build()));");
+    if let Some(ex) = &plan.expand {
+        // Expand copies each row once per grouping set before the local aggregate, whose
+        // numRecordsIn the pacer waits for.
+        let _ = writeln!(m, "        Rt.ROW_WEIGHT = (s, row) -> {}L;", ex.sets.len());
+    }
     let _ = writeln!(m, "        Table result = tEnv.sqlQuery({});", jstr(&query));
     let _ = writeln!(
         m,

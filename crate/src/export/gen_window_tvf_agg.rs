@@ -6,7 +6,8 @@
 //! stream's maximum, so they reach an already fired slice, locally or globally), rows on
 //! chosen assigner subtasks, a subset of COUNT(*), COUNT(col), COUNT(DISTINCT col), SUM, MIN,
 //! MAX, AVG over INT / BIGINT / DOUBLE (halves only: exact sums in any order) columns with
-//! NULLs, and sometimes no final watermark. Watermarks are emitted per event (so every pacer
+//! NULLs, sometimes `GROUPING SETS` / `ROLLUP` / `CUBE` over `k` and `k2` (aligned windows),
+//! and sometimes no final watermark. Watermarks are emitted per event (so every pacer
 //! event is one engine step and the steps of the outputs can be compared).
 
 use super::gen::Rng;
@@ -117,7 +118,7 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
     } else {
         Strategy::Bounded
     };
-    let job = Job {
+    let mut job = Job {
         operator: OperatorKind::WindowTvfAggregate,
         parallelism,
         watermark: WatermarkSpec {
@@ -180,6 +181,37 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
             let _ = write!(text, " | s={}", g.range(0, parallelism as i64 - 1));
         }
         text.push('\n');
+    }
+    // GROUPING SETS / ROLLUP / CUBE on some keyed aligned windows (drawn after the rows, so
+    // the other scenarios of a seed stay as they were): the sets in a random written order
+    // (Flink sorts the copies by $e), the stream's key column first in appearance.
+    if keyed && kind != TvfKind::Session && g.chance(35) {
+        let k = || "k".to_string();
+        let k2 = || "k2".to_string();
+        let mut sets: Vec<Vec<String>> = match g.range(0, 4) {
+            0 => vec![vec![k()], vec![]],
+            1 => vec![vec![k(), k2()], vec![k()], vec![]],
+            2 => vec![vec![k(), k2()], vec![k()], vec![k2()], vec![]],
+            3 => vec![vec![k()], vec![k2()]],
+            _ => vec![vec![k(), k2()], vec![k2()]],
+        };
+        if g.chance(50) {
+            sets.reverse();
+        }
+        let keys = crate::grouping_sets::keys_of(&sets);
+        if keys[0] != "k" {
+            sets.reverse();
+        }
+        job.group.keys = crate::grouping_sets::keys_of(&sets);
+        job.group.grouping_sets = Some(sets);
+        if g.chance(30) {
+            // An aggregate of a grouping column: Expand keeps its value (k AS k_0).
+            job.group.aggregates.push(AggCall {
+                func: AggFunc::Max,
+                column: Some("k2".into()),
+                ..AggCall::default()
+            });
+        }
     }
     // End of input is a race on Flink: the assigner subtasks finish in any order, and a local
     // aggregate sends what it still buffers just before its own Long.MAX_VALUE watermark, so

@@ -216,6 +216,10 @@ pub enum LateRule {
         /// Whether the row came through a local (pre-shuffle) aggregate, which sent it on
         /// later than it arrived.
         local: bool,
+        /// With `GROUPING SETS`: the set of the dropped copy, as `(a, b) $e=1`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
+        grouping_set: Option<String>,
     },
     /// `WindowJoinHelper.processElement` (SQL window join): the copy of the row for `window`
     /// is dropped because `isWindowFired` (`window_end - 1 <= watermark`); counted in
@@ -616,6 +620,13 @@ pub trait Operator {
 
     /// An element on input `side` (always `Left` for one-input operators).
     fn process_element(&mut self, cx: &mut Ctx<'_, Self::Ns>, side: Side, row: RowId);
+
+    /// Copy number `copy` of a row the planner's `Expand` copied once per grouping set
+    /// (`Plan::expand`); only the window aggregation has such copies.
+    fn process_copy(&mut self, cx: &mut Ctx<'_, Self::Ns>, side: Side, row: RowId, copy: usize) {
+        let _ = copy;
+        self.process_element(cx, side, row);
+    }
 
     /// An event-time timer fired (`onEventTime`); the watermark is `cx.watermark`.
     fn on_event_time(&mut self, cx: &mut Ctx<'_, Self::Ns>, timer: Timer<KeyId, Self::Ns>);

@@ -330,11 +330,17 @@ pub fn validate(sc: &Scenario) -> Result<(), crate::error::Error> {
             "a window TVF needs a time attribute: choose the time column (DESCRIPTOR(…))",
         ));
     }
-    if job.group.grouping_sets.is_some() {
-        return Err(Error::config(
-            "job.group.grouping_sets",
-            "GROUPING SETS / ROLLUP / CUBE are not simulated yet",
-        ));
+    if let Some(sets) = &job.group.grouping_sets {
+        let sets = crate::grouping_sets::sets(&job.group.keys, sets)
+            .map_err(|m| Error::config("job.group.grouping_sets", m))?;
+        if sets.is_some() && job.tvf.kind == crate::scenario::TvfKind::Session {
+            // EXPLAIN on Flink 2.3.0: Expand → WindowTableFunction(SESSION) → an unbounded
+            // GroupAggregate grouped by window_start, window_end, the keys and $e.
+            return Err(Error::config(
+                "job.group.grouping_sets",
+                "GROUPING SETS / ROLLUP / CUBE over SESSION windows: Flink 2.3 plans no window aggregation for them (a SESSION WindowTableFunction then an updating GroupAggregate); not simulated",
+            ));
+        }
     }
     let key_name = s.key.as_deref();
     let keys: Vec<&str> = job.group.keys.iter().map(String::as_str).collect();
@@ -437,12 +443,46 @@ pub fn validate_plan(plan: &Plan) -> Result<(), crate::error::Error> {
     Ok(())
 }
 
+/// The grouping set of a copy's key, for the late verdict: `(a, b) $e=1`.
+fn grouping_set(plan: &Plan, key: KeyId) -> Option<String> {
+    let ex = plan.expand.as_ref()?;
+    let set = ex.set(key);
+    let cols: Vec<&str> = plan
+        .scenario
+        .job
+        .group
+        .keys
+        .iter()
+        .zip(&set.kept)
+        .filter(|(_, k)| **k)
+        .map(|(c, _)| c.as_str())
+        .collect();
+    Some(format!("({}) $e={}", cols.join(", "), set.expand_id))
+}
+
 fn fmt_window(s: i64, e: i64) -> String {
     format!("[{s}, {e})")
 }
 
 impl WindowTvfAggregate {
     fn key_value(&self, cx: &Ctx<'_, Ns>, key: KeyId, acc: &Acc) -> Vec<SqlValue> {
+        if let (Some(ex), Some(&r)) = (&cx.plan.expand, acc.rows.first()) {
+            // A grouping set's copy: the columns outside the set are null (Expand).
+            let row = cx.plan.row(r);
+            let set = ex.set(key);
+            return self
+                .group_cols
+                .iter()
+                .zip(&set.kept)
+                .map(|(&c, &kept)| {
+                    if kept {
+                        SqlValue::of(&row.values[c])
+                    } else {
+                        SqlValue::Null
+                    }
+                })
+                .collect();
+        }
         match (&self.group_cols[..], acc.rows.first()) {
             ([], _) => Vec::new(),
             ([_], _) => vec![SqlValue::of(&cx.plan.keys[key.0 as usize].value)],
@@ -481,6 +521,7 @@ impl WindowTvfAggregate {
                             slice: (slice - sl.interval(), slice),
                             record: self.dropped,
                             local: true,
+                            grouping_set: grouping_set(cx.plan, key),
                         },
                         None,
                     );
@@ -601,6 +642,7 @@ impl WindowTvfAggregate {
                     slice: (start, end),
                     record: self.dropped,
                     local: false,
+                    grouping_set: None,
                 },
                 None,
             );
@@ -626,6 +668,34 @@ impl WindowTvfAggregate {
         }
         cx.register_event_timer(key, end - 1, Ns::Session(start, end));
         cx.buffered(row, || format!("session window {}", fmt_window(start, end)));
+    }
+
+    /// One row (or one grouping set's copy of it) keyed `key`.
+    fn element(&mut self, cx: &mut Ctx<'_, Ns>, key: KeyId, row: RowId) {
+        let r = cx.plan.row(row);
+        let Some(ts) = r.ts else { return };
+        match self.slicer {
+            None => self.session_element(cx, key, ts, row),
+            Some(sl) => {
+                // LocalSlicingWindowAggOperator.processElement: into the local buffer.
+                let slice = sl.slice_end(ts);
+                let a = r.assigner as usize;
+                let n = self.calls.len();
+                let values = r.values.clone();
+                if let Some(local) = self.locals.get_mut(a) {
+                    local
+                        .buffer
+                        .add(key, slice, n)
+                        .accumulate(&self.calls, &values, row);
+                }
+                cx.buffered(row, || {
+                    format!(
+                        "local aggregate after assigner {a}, slice {}",
+                        fmt_window(slice - sl.interval(), slice)
+                    )
+                });
+            }
+        }
     }
 }
 
@@ -655,31 +725,14 @@ impl Operator for WindowTvfAggregate {
     }
 
     fn process_element(&mut self, cx: &mut Ctx<'_, Ns>, _side: Side, row: RowId) {
-        let r = cx.plan.row(row);
-        let Some(ts) = r.ts else { return };
-        let key = r.key;
-        match self.slicer {
-            None => self.session_element(cx, key, ts, row),
-            Some(sl) => {
-                // LocalSlicingWindowAggOperator.processElement: into the local buffer.
-                let slice = sl.slice_end(ts);
-                let a = r.assigner as usize;
-                let n = self.calls.len();
-                let values = r.values.clone();
-                if let Some(local) = self.locals.get_mut(a) {
-                    local
-                        .buffer
-                        .add(key, slice, n)
-                        .accumulate(&self.calls, &values, row);
-                }
-                cx.buffered(row, || {
-                    format!(
-                        "local aggregate after assigner {a}, slice {}",
-                        fmt_window(slice - sl.interval(), slice)
-                    )
-                });
-            }
-        }
+        let key = cx.plan.row(row).key;
+        self.element(cx, key, row);
+    }
+
+    fn process_copy(&mut self, cx: &mut Ctx<'_, Ns>, _side: Side, row: RowId, copy: usize) {
+        let Some(ex) = &cx.plan.expand else { return };
+        let key = ex.key(row.0 as usize, copy);
+        self.element(cx, key, row);
     }
 
     fn on_channel_watermark(
@@ -1083,5 +1136,216 @@ mod key_tests {
             k.hash,
             sql_key_hash(&[Value::Str("a".into()), Value::Int(2)])
         );
+    }
+}
+
+#[cfg(test)]
+mod grouping_tests {
+    use super::super::tvf_slicing::Slicer;
+    use crate::scenario::{Scenario, TvfKind, TvfSpec};
+    use crate::time::Millis;
+    use std::collections::BTreeMap;
+
+    /// (window start, window end, k, k2) → COUNT(*), from the value rows.
+    type Table = BTreeMap<(String, String, String, String), i64>;
+
+    /// In-order rows: GROUPING SETS give, for every set, the windows of a plain GROUP BY of
+    /// the set's columns with the other grouping columns null (brute force), and each copy is
+    /// emitted on the subtask of the key (k or null, k2 or null, $e).
+    #[test]
+    fn grouping_sets_give_one_plain_aggregation_per_set() {
+        let mut seed = 11u64;
+        let mut next = |n: i64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) as i64).rem_euclid(n)
+        };
+        let choices: [&[&[&str]]; 5] = [
+            &[&["k"], &[]],
+            &[&["k", "k2"], &["k"], &[]],
+            &[&["k", "k2"], &["k"], &["k2"], &[]],
+            &[&["k"], &["k2"]],
+            &[&["k", "k2"], &["k2"]],
+        ];
+        for case in 0..120 {
+            let sets: Vec<Vec<String>> = choices[case % 5]
+                .iter()
+                .map(|s| s.iter().map(|c| c.to_string()).collect())
+                .collect();
+            let kind = [TvfKind::Tumble, TvfKind::Hop, TvfKind::Cumulate][case % 3];
+            let unit = 100 * (1 + next(3));
+            let mut tvf = TvfSpec {
+                kind,
+                size: Millis(unit * (2 + next(3))),
+                ..TvfSpec::default()
+            };
+            match kind {
+                TvfKind::Hop => tvf.slide = Some(Millis(tvf.size.0)),
+                TvfKind::Cumulate => tvf.step = Some(Millis(tvf.size.0)),
+                _ => {}
+            }
+            let mut t = unit;
+            let rows: Vec<(i64, i64, i64)> = (0..2 + next(15))
+                .map(|_| {
+                    t += next(unit);
+                    (next(3), next(2), t)
+                })
+                .collect();
+            let text: String = rows
+                .iter()
+                .map(|(k, k2, ts)| format!("k{k}, {k2}, {ts}\n"))
+                .collect();
+            let json = serde_json::json!({
+                "job": {"operator": "window_tvf_aggregate", "parallelism": 1 + next(4),
+                        "watermark": {"strategy": "monotonous"},
+                        "group": {"keys": crate::grouping_sets::keys_of(&sets), "grouping_sets": sets,
+                                  "aggregates": [{"func": "count"}]}},
+                "streams": [{"name": "t", "columns": ["k", "k2:int", "ts:bigint"], "key": "k", "time": "ts", "rows": text}]
+            });
+            let mut sc: Scenario = serde_json::from_value(json).unwrap();
+            sc.job.tvf = tvf.clone();
+            let r = crate::run(&sc, false).unwrap();
+            let plan = crate::plan::build(&sc, crate::plan::Limits::default()).unwrap();
+            let keys = &sc.job.group.keys;
+            let mut got = Table::new();
+            for o in &r.outputs {
+                let v = serde_json::to_value(o.values.as_ref().unwrap()).unwrap();
+                let col = |name: &str| {
+                    keys.iter()
+                        .position(|k| k == name)
+                        .map_or("null".to_string(), |i| v[2 + i].to_string())
+                };
+                let key = (
+                    v[0].as_str().unwrap().to_string(),
+                    v[1].as_str().unwrap().to_string(),
+                    col("k"),
+                    col("k2"),
+                );
+                let n = v[2 + keys.len()].as_i64().unwrap();
+                assert!(
+                    got.insert(key, n).is_none(),
+                    "case {case}: one row per group"
+                );
+                // The subtask is the one of the copy's key: (values with nulls…, $e).
+                let mut kv: Vec<crate::value::Value> = Vec::new();
+                for i in 0..keys.len() {
+                    kv.push(match &v[2 + i] {
+                        serde_json::Value::Null => crate::value::Value::Null,
+                        serde_json::Value::String(s) => crate::value::Value::Str(s.clone()),
+                        x => crate::value::Value::Int(x.as_i64().unwrap() as i32),
+                    });
+                }
+                let kept: Vec<bool> = (0..keys.len()).map(|i| !v[2 + i].is_null()).collect();
+                let e = crate::grouping_sets::expand_id(&kept);
+                let ex = plan.expand.as_ref().unwrap();
+                if ex.sets.iter().any(|s| s.expand_id == e) {
+                    kv.push(crate::value::Value::Long(e));
+                    let h = crate::javahash::sql_key_hash(&kv);
+                    let kg = crate::partition::key_group_for_hash(h, plan.max_parallelism);
+                    let sub = crate::partition::subtask_for_key_group(
+                        plan.max_parallelism,
+                        plan.operator_parallelism,
+                        kg,
+                    );
+                    assert_eq!(o.subtask, sub, "case {case}");
+                }
+            }
+            let sl = Slicer::of(&tvf).unwrap();
+            let ts = |ms: i64| crate::operators::SqlValue::timestamp_text(ms);
+            let mut want = Table::new();
+            for &(k, k2, time) in &rows {
+                for (s, e) in sl.windows_of(time) {
+                    for set in &sets {
+                        let a = if set.contains(&"k".to_string()) {
+                            format!("\"k{k}\"")
+                        } else {
+                            "null".into()
+                        };
+                        let b = if set.contains(&"k2".to_string()) {
+                            k2.to_string()
+                        } else {
+                            "null".into()
+                        };
+                        *want.entry((ts(s), ts(e), a, b)).or_insert(0) += 1;
+                    }
+                }
+            }
+            assert_eq!(got, want, "case {case}: {}", sc.to_compact_json());
+        }
+    }
+
+    #[test]
+    fn session_grouping_sets_and_duplicate_sets_are_refused() {
+        let json = r#"{"job": {"operator": "window_tvf_aggregate", "tvf": {"kind": "session", "gap": 10},
+            "group": {"keys": ["k"], "grouping_sets": [["k"], []], "aggregates": [{"func": "count"}]}},
+            "streams": [{"name": "t", "columns": ["k", "ts"], "key": "k", "time": "ts", "rows": "a, 1"}]}"#;
+        let e = crate::run_json(json, false).unwrap_err().to_string();
+        assert!(
+            e.contains("job.group.grouping_sets") && e.contains("GroupAggregate"),
+            "{e}"
+        );
+        let json = json
+            .replace(
+                r#""kind": "session", "gap": 10"#,
+                r#""kind": "tumble", "size": 10"#,
+            )
+            .replace(r#"[["k"], []]"#, r#"[["k"], ["k"], []]"#);
+        let e = crate::run_json(&json, false).unwrap_err().to_string();
+        assert!(e.contains("written twice"), "{e}");
+    }
+
+    /// The script reader crosses the GROUP BY items as Calcite does and keeps the columns in
+    /// order of first appearance; the printer writes the sets back (round trip).
+    #[test]
+    fn scripts_read_rollup_cube_and_mixed_keys_as_their_sets() {
+        let script = |group: &str, select: &str| {
+            format!(
+                "CREATE TABLE bid (supplier_id STRING, item STRING, price INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts);\n\
+                 INSERT INTO bid VALUES ('s1', 'A', 1, TIMESTAMP '1970-01-01 00:00:01');\n\
+                 SELECT window_start, window_end, {select}, COUNT(*) FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, {group};"
+            )
+        };
+        let sets = |sc: &Scenario| sc.job.group.grouping_sets.clone().unwrap();
+        let s = |v: &[&[&str]]| -> Vec<Vec<String>> {
+            v.iter()
+                .map(|x| x.iter().map(|c| c.to_string()).collect())
+                .collect()
+        };
+        let sc =
+            crate::sql::sql_to_scenario(&script("ROLLUP (supplier_id, item)", "supplier_id, item"))
+                .unwrap();
+        assert_eq!(
+            sets(&sc),
+            s(&[&["supplier_id", "item"], &["supplier_id"], &[]])
+        );
+        let sc =
+            crate::sql::sql_to_scenario(&script("CUBE (item, supplier_id)", "item, supplier_id"))
+                .unwrap();
+        assert_eq!(
+            sets(&sc),
+            s(&[&["item", "supplier_id"], &["item"], &["supplier_id"], &[]])
+        );
+        assert_eq!(sc.job.group.keys, ["item", "supplier_id"]);
+        // k, ROLLUP (item) = GROUPING SETS ((k, item), (k)).
+        let sc =
+            crate::sql::sql_to_scenario(&script("supplier_id, ROLLUP (item)", "supplier_id, item"))
+                .unwrap();
+        assert_eq!(sets(&sc), s(&[&["supplier_id", "item"], &["supplier_id"]]));
+        assert_eq!(sc.streams[0].key.as_deref(), Some("supplier_id"));
+        let r = crate::run(&sc, false).unwrap();
+        assert_eq!(r.outputs.len(), 2);
+        // Printed and read back: the same job.
+        let text = crate::sql::scenario_to_sql(&sc).unwrap();
+        let back = crate::sql::sql_to_scenario(&text).unwrap();
+        assert_eq!(back.job.group, sc.job.group);
+        // Duplicate sets: Flink plans a Union; refused at the GROUP BY.
+        let e = crate::sql::sql_to_scenario(&script(
+            "GROUPING SETS ((supplier_id), (supplier_id), ())",
+            "supplier_id",
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("written twice"), "{e}");
     }
 }

@@ -737,6 +737,8 @@ impl State {
             let job = &mut self.sc.job;
             job.operator = OperatorKind::WindowTvfAggregate;
             job.tvf = agg.tvf;
+            // The stream's key column is the first GROUP BY key (window_tvf_aggregate::validate).
+            self.keys = agg.group.keys.first().map(|k| (k.clone(), String::new()));
             job.group = agg.group;
             self.inputs = vec![(input, None)];
             return Ok(());

@@ -164,14 +164,28 @@ pub(crate) fn window_aggregate(
     let GroupByExpr::Expressions(gb, _) = &sel.group_by else {
         return Err(unsupported(at, "GROUP BY ALL"));
     };
-    let mut keys = Vec::new();
+    let mut keys: Vec<String> = Vec::new();
     let mut has = (false, false);
-    let mut sets: Option<Vec<Vec<String>>> = None;
+    // Calcite: the GROUP BY items are crossed (`k, ROLLUP (item)` is `GROUPING SETS ((k, item),
+    // (k))`) and the grouping columns are keyed in order of first appearance.
+    let mut sets: Vec<Vec<String>> = vec![Vec::new()];
+    let mut any_sets = false;
+    let mut sets_at = at;
     for g in gb {
         match g {
             Expr::Identifier(id) if id.value.eq_ignore_ascii_case("window_start") => has.0 = true,
             Expr::Identifier(id) if id.value.eq_ignore_ascii_case("window_end") => has.1 = true,
-            Expr::Identifier(id) => keys.push(column(t, id)?),
+            Expr::Identifier(id) => {
+                let c = column(t, id)?;
+                if !keys.contains(&c) {
+                    keys.push(c.clone());
+                }
+                for set in sets.iter_mut() {
+                    if !set.contains(&c) {
+                        set.push(c.clone());
+                    }
+                }
+            }
             Expr::GroupingSets(s) | Expr::Rollup(s) | Expr::Cube(s) => {
                 let lists: Vec<Vec<String>> = s
                     .iter()
@@ -219,9 +233,38 @@ pub(crate) fn window_aggregate(
                         }
                     }
                 }
-                sets = Some(expanded);
+                let mut crossed = Vec::new();
+                for a in &sets {
+                    for b in &expanded {
+                        let mut x = a.clone();
+                        for c in b {
+                            if !x.contains(c) {
+                                x.push(c.clone());
+                            }
+                        }
+                        crossed.push(x);
+                    }
+                }
+                if crossed.len() > crate::grouping_sets::MAX_SETS {
+                    return Err(unsupported(g.span().start, "more than 256 grouping sets"));
+                }
+                sets = crossed;
+                any_sets = true;
+                sets_at = g.span().start;
             }
             other => return Err(unsupported(other.span().start, "this GROUP BY expression")),
+        }
+    }
+    let sets: Option<Vec<Vec<String>>> = any_sets.then_some(sets);
+    if let Some(sets) = &sets {
+        if crate::grouping_sets::keys_of(sets) != keys {
+            return Err(unsupported(
+                sets_at,
+                "grouping columns whose order differs from their first appearance in the grouping sets",
+            ));
+        }
+        if let Err(m) = crate::grouping_sets::sets(&keys, sets) {
+            return Err(err(sets_at, m));
         }
     }
     if !(has.0 && has.1) {

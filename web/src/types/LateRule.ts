@@ -25,4 +25,8 @@ record: number,
  * Whether the row came through a local (pre-shuffle) aggregate, which sent it on
  * later than it arrived.
  */
-local: boolean, } | { "rule": "window_tvf_join", window: [number, number], };
+local: boolean, 
+/**
+ * With `GROUPING SETS`: the set of the dropped copy, as `(a, b) $e=1`.
+ */
+grouping_set?: string, } | { "rule": "window_tvf_join", window: [number, number], };
