@@ -115,7 +115,8 @@ SMOKE_SQL='
     const ok = m.sql_to_scenario("CREATE TABLE a (k INT, t TIMESTAMP(3), WATERMARK FOR t AS t);\nCREATE TABLE b (k INT, t TIMESTAMP(3), WATERMARK FOR t AS t);\nSELECT * FROM a JOIN b ON a.k = b.k;");
     const bad = m.sql_to_scenario("SELECT * FROM nowhere;");
     const back = ok && ok.scenario && m.scenario_to_sql(JSON.stringify(ok.scenario));
-    if (!ok || !ok.scenario || !bad || !bad.errors || bad.errors[0].line !== 1 || typeof back !== "string" || typeof m.run === "function") { console.error(JSON.stringify(ok), JSON.stringify(bad)); process.exit(1); }'
+    const facts = ok && ok.scenario && m.script_facts(JSON.stringify(ok.scenario));
+    if (!ok || !ok.scenario || !bad || !bad.errors || bad.errors[0].line !== 1 || typeof back !== "string" || typeof m.run === "function" || typeof facts !== "string" || !JSON.parse(facts).query) { console.error(JSON.stringify(ok), JSON.stringify(bad), facts); process.exit(1); }'
 
 build_module() {
   local features="$1" out="$2" name="$3" smoke_js="$4"
