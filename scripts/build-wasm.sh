@@ -3,9 +3,14 @@
 # exporter as a second module into web/pkg-export/ (joinlab_export.js + joinlab_export_bg.wasm;
 # cargo feature `export-module`), which the page loads only when its Export panel is opened,
 # and the SQL script reader as a third into web/pkg-sql/ (joinlab_sql.js + joinlab_sql_bg.wasm;
-# cargo feature `sql-module`), loaded only when a SQL scenario opens or the SQL tab is used.
+# cargo feature `sql-module`), loaded only when a SQL scenario opens or the SQL tab is used,
+# and the engine with the SQL operators (window TVF aggregation and join, temporal and lookup
+# joins, a SQL query's projection) as a fourth into web/pkg-ops/ (joinlab_ops.js +
+# joinlab_ops_bg.wasm; cargo feature `ops-module`), loaded only for a scenario that needs them:
+# the first-load engine module leaves them out (`joinlab::SQL_OPERATORS`).
 #
 #   scripts/build-wasm.sh [--out DIR] [--export-out DIR | --no-export] [--sql-out DIR | --no-sql]
+#                         [--ops-out DIR | --no-ops]
 #                         [--features LIST]
 #                         [--opt-level z|s|1|2|3] [--wasm-opt "-Oz"|"-O3"|none]
 #
@@ -23,12 +28,15 @@ ROOT=$(pwd)
 OUT="$ROOT/web/pkg"
 EXPORT_OUT="$ROOT/web/pkg-export"
 SQL_OUT="$ROOT/web/pkg-sql"
+OPS_OUT="$ROOT/web/pkg-ops"
 TARGET=wasm32-unknown-unknown
 CARGO_FEATURES=""
 WASM_OPT_FLAGS="-Oz"
 while [ $# -gt 0 ]; do
   case "$1" in
-    --out) OUT=$(mkdir -p "$2" && cd "$2" && pwd); [ "$EXPORT_OUT" = "$ROOT/web/pkg-export" ] && EXPORT_OUT=""; [ "$SQL_OUT" = "$ROOT/web/pkg-sql" ] && SQL_OUT=""; shift 2 ;;
+    --out) OUT=$(mkdir -p "$2" && cd "$2" && pwd); [ "$EXPORT_OUT" = "$ROOT/web/pkg-export" ] && EXPORT_OUT=""; [ "$SQL_OUT" = "$ROOT/web/pkg-sql" ] && SQL_OUT=""; [ "$OPS_OUT" = "$ROOT/web/pkg-ops" ] && OPS_OUT=""; shift 2 ;;
+    --ops-out) OPS_OUT=$(mkdir -p "$2" && cd "$2" && pwd); shift 2 ;;
+    --no-ops) OPS_OUT=""; shift ;;
     --sql-out) SQL_OUT=$(mkdir -p "$2" && cd "$2" && pwd); shift 2 ;;
     --no-sql) SQL_OUT=""; shift ;;
     --export-out) EXPORT_OUT=$(mkdir -p "$2" && cd "$2" && pwd); shift 2 ;;
@@ -84,6 +92,17 @@ SMOKE_ENGINE='
       { name: "a", columns: ["k", "ts"], key: "k", time: "ts", rows: "x, 1\nx, 9" },
       { name: "b", columns: ["k", "ts"], key: "k", time: "ts", rows: "x, 2" } ] }), true);
     if (!r || r.error || r.outputs.length !== 2 || typeof m.normalize("{}") !== "string") { console.error(JSON.stringify(r)); process.exit(1); }'
+# A lookup join: the first-load module refuses it (the SQL operators are the ops module's),
+# the SQL operators' module runs it.
+LOOKUP='
+    const lk = JSON.stringify({ job: { operator: "lookup_join" }, streams: [
+      { name: "o", columns: ["k", "ts"], key: "k", time: "ts", rows: "x, 1" },
+      { name: "d", columns: ["k", "ts"], key: "k", time: "ts", rows: "x, 0" } ] });
+    const r2 = m.run(lk, false);'
+SMOKE_LEAN="$SMOKE_ENGINE$LOOKUP"'
+    if (!r2 || !r2.error || !/pkg-ops/.test(r2.message)) { console.error(JSON.stringify(r2)); process.exit(1); }'
+SMOKE_OPS="$SMOKE_ENGINE$LOOKUP"'
+    if (!r2 || r2.error || r2.outputs.length !== 1) { console.error(JSON.stringify(r2)); process.exit(1); }'
 SMOKE_EXPORT='
     const sc = JSON.stringify({ streams: [
       { name: "a", columns: ["k", "ts"], key: "k", time: "ts", rows: "x, 1\nx, 9" },
@@ -96,7 +115,8 @@ SMOKE_SQL='
     const ok = m.sql_to_scenario("CREATE TABLE a (k INT, t TIMESTAMP(3), WATERMARK FOR t AS t);\nCREATE TABLE b (k INT, t TIMESTAMP(3), WATERMARK FOR t AS t);\nSELECT * FROM a JOIN b ON a.k = b.k;");
     const bad = m.sql_to_scenario("SELECT * FROM nowhere;");
     const back = ok && ok.scenario && m.scenario_to_sql(JSON.stringify(ok.scenario));
-    if (!ok || !ok.scenario || !bad || !bad.errors || bad.errors[0].line !== 1 || typeof back !== "string" || typeof m.run === "function") { console.error(JSON.stringify(ok), JSON.stringify(bad)); process.exit(1); }'
+    const facts = ok && ok.scenario && m.script_facts(JSON.stringify(ok.scenario));
+    if (!ok || !ok.scenario || !bad || !bad.errors || bad.errors[0].line !== 1 || typeof back !== "string" || typeof m.run === "function" || typeof facts !== "string" || !JSON.parse(facts).query) { console.error(JSON.stringify(ok), JSON.stringify(bad), facts); process.exit(1); }'
 
 build_module() {
   local features="$1" out="$2" name="$3" smoke_js="$4"
@@ -148,10 +168,13 @@ build_module() {
   log "${bg#"$ROOT"/}: $(wc -c <"$bg") bytes, $(gzip -9 -c "$bg" | wc -c) bytes gzipped"
 }
 
-build_module "$CARGO_FEATURES" "$OUT" joinlab "$SMOKE_ENGINE"
+build_module "$CARGO_FEATURES" "$OUT" joinlab "$SMOKE_LEAN"
 if [ -n "$EXPORT_OUT" ]; then
   build_module "export-module" "$EXPORT_OUT" joinlab_export "$SMOKE_EXPORT"
 fi
 if [ -n "$SQL_OUT" ]; then
   build_module "sql-module" "$SQL_OUT" joinlab_sql "$SMOKE_SQL"
+fi
+if [ -n "$OPS_OUT" ]; then
+  build_module "ops-module${CARGO_FEATURES:+,$CARGO_FEATURES}" "$OPS_OUT" joinlab_ops "$SMOKE_OPS"
 fi

@@ -9,7 +9,7 @@ if [ ! -x node_modules/.bin/vite ]; then
   log "installing npm packages"
   if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 fi
-if [ ! -f web/pkg/joinlab.js ] || [ ! -f web/pkg-export/joinlab_export.js ]; then
+if [ ! -f web/pkg/joinlab.js ] || [ ! -f web/pkg-export/joinlab_export.js ] || [ ! -f web/pkg-ops/joinlab_ops.js ]; then
   bash scripts/build-wasm.sh
 fi
 node_modules/.bin/vite build --config web/vite.config.js --logLevel warn

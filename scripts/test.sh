@@ -11,9 +11,9 @@ echo "== cargo fmt"
 cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --all-targets -- -D warnings
-# The wasm bindings only compile for wasm32: lint the page's module, the exporter's module and
-# the benchmark build too.
-for features in "" "--features export-module" "--features bench"; do
+# The wasm bindings only compile for wasm32: lint the page's module, the exporter's, the SQL
+# reader's, the SQL operators' engine and the benchmark build too.
+for features in "" "--features export-module" "--features sql-module" "--features ops-module" "--features bench"; do
   # shellcheck disable=SC2086
   cargo clippy -p joinlab --lib --target wasm32-unknown-unknown $features -- -D warnings
 done

@@ -58,8 +58,48 @@ use result::RunResult;
 use scenario::{OperatorKind, Scenario};
 use sim::{RunOptions, RunOutput};
 
+/// Whether this build simulates the SQL operators (window TVF aggregation and join, temporal
+/// and lookup joins) and evaluates a SQL query's projection and `WHERE` (`crate::sql::eval`).
+/// Every build does except the page's first-load wasm module (the default wasm build, also
+/// with the `bench` feature, whose workloads are the DataStream and SQL interval joins): it
+/// leaves them to the lazily loaded operators' module (cargo feature `ops-module`, web/pkg-ops/,
+/// which the page loads only for a scenario that needs it), and answers such a scenario with
+/// [`needs_ops_module`]'s error. A constant, not `cfg` attributes: the arms it turns off are
+/// dead code the optimiser and the linker drop, and every build type-checks all of them.
+pub const SQL_OPERATORS: bool = cfg!(any(
+    not(target_arch = "wasm32"),
+    feature = "ops-module",
+    feature = "export-module",
+    feature = "sql-module"
+));
+
+/// The error of a build without [`SQL_OPERATORS`] for a plan that needs them, or `None`.
+pub fn needs_ops_module(plan: &Plan) -> Option<Error> {
+    if SQL_OPERATORS {
+        return None;
+    }
+    let what = match plan.operator {
+        OperatorKind::WindowTvfAggregate => "the window aggregation",
+        OperatorKind::WindowTvfJoin => "the window join",
+        OperatorKind::TemporalJoin => "the temporal join",
+        OperatorKind::LookupJoin => "the lookup join",
+        _ if plan.scenario.job.query.is_some() => "the SQL query's projection and WHERE",
+        _ => return None,
+    };
+    Some(Error::config(
+        "job.operator",
+        format!(
+            "{what} is simulated by the SQL operators' module (web/pkg-ops/), not by this one: \
+             run the scenario with that module"
+        ),
+    ))
+}
+
 /// Runs a resolved plan with the operator it names.
 pub fn run_plan(plan: &Plan, opts: &RunOptions) -> Result<RunOutput, Error> {
+    if let Some(e) = needs_ops_module(plan) {
+        return Err(e);
+    }
     match plan.operator {
         OperatorKind::WindowJoin | OperatorKind::WindowAggregate => {
             sim::simulate::<WindowOperator>(plan, opts)
@@ -68,10 +108,17 @@ pub fn run_plan(plan: &Plan, opts: &RunOptions) -> Result<RunOutput, Error> {
         OperatorKind::SqlIntervalJoin => sim::simulate::<SqlIntervalJoin>(plan, opts),
         OperatorKind::RegularJoin => sim::simulate::<RegularJoin>(plan, opts),
         OperatorKind::Split => sim::simulate::<Split>(plan, opts),
-        OperatorKind::TemporalJoin => sim::simulate::<TemporalJoin>(plan, opts),
-        OperatorKind::LookupJoin => sim::simulate::<LookupJoin>(plan, opts),
-        OperatorKind::WindowTvfAggregate => sim::simulate::<WindowTvfAggregate>(plan, opts),
-        OperatorKind::WindowTvfJoin => sim::simulate::<WindowTvfJoin>(plan, opts),
+        OperatorKind::TemporalJoin if SQL_OPERATORS => sim::simulate::<TemporalJoin>(plan, opts),
+        OperatorKind::LookupJoin if SQL_OPERATORS => sim::simulate::<LookupJoin>(plan, opts),
+        OperatorKind::WindowTvfAggregate if SQL_OPERATORS => {
+            sim::simulate::<WindowTvfAggregate>(plan, opts)
+        }
+        OperatorKind::WindowTvfJoin if SQL_OPERATORS => sim::simulate::<WindowTvfJoin>(plan, opts),
+        // Only without SQL_OPERATORS, where needs_ops_module has answered already.
+        _ => {
+            Err(needs_ops_module(plan)
+                .unwrap_or_else(|| Error::config("job.operator", "unsupported")))
+        }
     }
 }
 
@@ -83,6 +130,9 @@ pub fn run_plan_draining(
     chunk: usize,
     consumer: &mut dyn FnMut(&operators::Sink),
 ) -> Result<RunOutput, Error> {
+    if let Some(e) = needs_ops_module(plan) {
+        return Err(e);
+    }
     match plan.operator {
         OperatorKind::WindowJoin | OperatorKind::WindowAggregate => {
             sim::simulate_draining::<WindowOperator>(plan, opts, chunk, consumer)
@@ -97,17 +147,21 @@ pub fn run_plan_draining(
             sim::simulate_draining::<RegularJoin>(plan, opts, chunk, consumer)
         }
         OperatorKind::Split => sim::simulate_draining::<Split>(plan, opts, chunk, consumer),
-        OperatorKind::TemporalJoin => {
+        OperatorKind::TemporalJoin if SQL_OPERATORS => {
             sim::simulate_draining::<TemporalJoin>(plan, opts, chunk, consumer)
         }
-        OperatorKind::LookupJoin => {
+        OperatorKind::LookupJoin if SQL_OPERATORS => {
             sim::simulate_draining::<LookupJoin>(plan, opts, chunk, consumer)
         }
-        OperatorKind::WindowTvfAggregate => {
+        OperatorKind::WindowTvfAggregate if SQL_OPERATORS => {
             sim::simulate_draining::<WindowTvfAggregate>(plan, opts, chunk, consumer)
         }
-        OperatorKind::WindowTvfJoin => {
+        OperatorKind::WindowTvfJoin if SQL_OPERATORS => {
             sim::simulate_draining::<WindowTvfJoin>(plan, opts, chunk, consumer)
+        }
+        _ => {
+            Err(needs_ops_module(plan)
+                .unwrap_or_else(|| Error::config("job.operator", "unsupported")))
         }
     }
 }

@@ -696,7 +696,7 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
         warnings,
         expand,
     };
-    if op == OperatorKind::WindowTvfAggregate {
+    if crate::SQL_OPERATORS && op == OperatorKind::WindowTvfAggregate {
         crate::operators::window_tvf_aggregate::validate_plan(&plan)?;
     }
     Ok(plan)
@@ -777,13 +777,18 @@ fn validate_job(sc: &Scenario) -> Result<(), Error> {
                 return Err(Error::config("job.interval.lower", format!("lower bound {} is greater than upper bound {} (IntervalJoinOperator requires lower <= upper)", iv.lower.0, iv.upper.0)));
             }
         }
-        OperatorKind::TemporalJoin | OperatorKind::LookupJoin => {
+        // Without crate::SQL_OPERATORS (the page's first-load module), run_plan refuses them.
+        OperatorKind::TemporalJoin | OperatorKind::LookupJoin if crate::SQL_OPERATORS => {
             crate::operators::temporal_join::validate(sc)?;
         }
-        OperatorKind::WindowTvfAggregate => {
+        OperatorKind::WindowTvfAggregate if crate::SQL_OPERATORS => {
             crate::operators::window_tvf_aggregate::validate(sc)?;
         }
-        OperatorKind::WindowTvfJoin => validate_window_join(sc)?,
+        OperatorKind::WindowTvfJoin if crate::SQL_OPERATORS => validate_window_join(sc)?,
+        OperatorKind::TemporalJoin
+        | OperatorKind::LookupJoin
+        | OperatorKind::WindowTvfAggregate
+        | OperatorKind::WindowTvfJoin => {}
         OperatorKind::SqlIntervalJoin | OperatorKind::RegularJoin => {
             if job.sql.min_cleanup.0 < 0 {
                 return Err(Error::config("job.sql.min_cleanup", "must not be negative"));

@@ -524,7 +524,7 @@ impl RunResult {
             max_parallelism: plan.max_parallelism,
             streams,
             columns: match plan.operator {
-                OperatorKind::WindowTvfAggregate => {
+                OperatorKind::WindowTvfAggregate if crate::SQL_OPERATORS => {
                     crate::operators::window_tvf_aggregate::columns(plan)
                 }
                 _ => Vec::new(),
@@ -563,9 +563,13 @@ impl RunResult {
                     .map(|k| KeyView::of(plan, KeyId(k as u32)))
                     .collect()
             }),
-            versions: crate::versions::spans(plan),
+            versions: if crate::SQL_OPERATORS {
+                crate::versions::spans(plan)
+            } else {
+                Vec::new()
+            },
             verdicts,
-            tvf_windows: (detail && plan.operator == OperatorKind::WindowTvfJoin)
+            tvf_windows: (detail && crate::SQL_OPERATORS && plan.operator == OperatorKind::WindowTvfJoin)
                 .then(|| {
                     crate::tvf::Tvf::of(&plan.scenario.job.tvf, "job.tvf")
                         .ok()
@@ -584,7 +588,9 @@ impl RunResult {
                 .flatten(),
             trace: detail.then_some(out.steps),
         };
-        crate::sql::eval::project(plan, &mut result);
+        if crate::SQL_OPERATORS {
+            crate::sql::eval::project(plan, &mut result);
+        }
         result
     }
 }

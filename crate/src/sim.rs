@@ -423,7 +423,11 @@ fn simulate_inner<'c, O: Operator>(
         scratch_outs: Vec::new(),
         scratch_advances: Vec::new(),
         any_periodic: plan.generators.iter().any(|g| g.interval > 0),
-        filtered: crate::sql::eval::filtered(plan),
+        filtered: if crate::SQL_OPERATORS {
+            crate::sql::eval::filtered(plan)
+        } else {
+            Vec::new()
+        },
         want_origin: opts.trace || window.is_some() || O::REPORTS_LATE,
         total_rows: 0,
         total_timers: 0,

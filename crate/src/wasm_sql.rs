@@ -57,3 +57,15 @@ pub fn scenario_to_sql(scenario_json: &str) -> JsValue {
         }),
     }
 }
+
+/// What the exporter's module needs from a scenario's script (JSON text of
+/// [`crate::export::ScriptFacts`]: its query and `PROCTIME()` columns), or `null` when the
+/// scenario does not parse. The page hands it to `export_flink`: the exporter has no SQL parser.
+#[wasm_bindgen]
+pub fn script_facts(scenario_json: &str) -> JsValue {
+    match Scenario::from_json(scenario_json) {
+        Ok(sc) => serde_json::to_string(&crate::export::ScriptFacts::read(&sc))
+            .map_or(JsValue::NULL, |t| JsValue::from_str(&t)),
+        Err(_) => JsValue::NULL,
+    }
+}

@@ -178,3 +178,21 @@ test('a result kept in the worker: its expected-result check and "use as expecte
   assert.deepEqual(problems, []);
   await page.context().close();
 });
+
+test('a scenario of the SQL operators runs in the worker with their module (web/pkg-ops), traced and untraced, as the CLI computes', async () => {
+  for (const name of ['tvf-agg-tumble', 'temporal-join-changelog']) {
+    const file = path.join('scenarios', `${name}.json`);
+    const cli = cliJson(file);
+    const { page, problems } = await openPage(env, `?scenario=${name}`);
+    assert.match(await statusText(page), /^✓/);
+    // The same scenario again, in the worker (the untraced run for the tables, then the trace
+    // from the second worker for the timeline and the stepper).
+    await page.evaluate(() => window.__joinlab.recompute({ forceWorker: true }));
+    await page.waitForFunction(() => /\(worker\)/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
+    assert.equal(await page.evaluate(() => window.__joinlab.count('outputs')), cli.outputs.length, name);
+    await page.waitForFunction(() => !document.body.classList.contains('detail-pending') && window.__joinlab.result.trace, null, { timeout: 30000 });
+    assert.equal(await page.evaluate(() => window.__joinlab.result.trace.length), cli.steps, `${name}: trace steps`);
+    assert.deepEqual(problems, []);
+    await page.context().close();
+  }
+});

@@ -3,6 +3,7 @@
 
 import init, * as wasm from '../pkg/joinlab.js';
 import { runWith } from './run-with.js';
+import { needsOps, loadOps, opsModule } from './ops-module.js';
 
 let readyPromise = null;
 /** Loads the wasm module once. */
@@ -11,14 +12,24 @@ export function loadEngine() {
   return readyPromise;
 }
 
-export { wasm };
+export { wasm, needsOps, loadOps, opsModule };
+
+/**
+ * The module that runs a scenario (JSON text or object): the SQL operators' one when it needs
+ * it and it is loaded (`loadOps`), else the first-load one (which answers a scenario it cannot
+ * simulate with an error).
+ */
+export function engineFor(scenario) {
+  const ops = opsModule();
+  return ops && needsOps(scenario) ? ops : wasm;
+}
 
 /** Runs on the main thread. Returns { result, ms }. `result` may be an error object. */
 export function runSync(json, trace) {
   const t0 = performance.now();
   let result;
   try {
-    result = runWith(wasm, json, trace);
+    result = runWith(engineFor(json), json, trace);
   } catch (e) {
     // A panic in the engine (a bug): report it as data like any other error.
     result = { error: { kind: 'internal', message: String(e && e.message ? e.message : e) }, message: `internal error in the engine: ${e}` };

@@ -9,6 +9,8 @@
 // The exporter leaves the 35 KB runtime text (class Rt) out and writes one marker line in its
 // place (RUNTIME_MARKER in crate/src/export/mod.rs); the text is the same file the native
 // exporter embeds, bundled as a separate chunk.
+import { loadSql } from './sql/runtime.js';
+
 const MARKER = '    // @@JOINLAB_RUNTIME@@ (the Joinlab runtime, class Rt, goes here)\n';
 
 let runtime = null;
@@ -25,6 +27,23 @@ export async function withRuntime(text) {
   runtime ??= import('../../crate/src/export/runtime.java?raw').then((m) => m.default);
   const rt = await runtime;
   return text.replace(MARKER, () => rt);
+}
+
+/**
+ * What the export of a scenario read from a SQL script needs from the script (its query and
+ * `PROCTIME()` columns, as JSON text), read by the SQL module: the exporter has no SQL parser.
+ * Undefined for a scenario without a script.
+ */
+async function scriptFacts(json) {
+  let sc;
+  try {
+    sc = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  if (!sc || typeof sc.sql !== 'string' || !sc.sql.trim()) return undefined;
+  const f = (await loadSql()).script_facts(json);
+  return typeof f === 'string' ? f : undefined;
 }
 
 /** The exporter's module, loaded and instantiated once. */
@@ -44,7 +63,8 @@ function loadExporter() {
 export async function exportJob(json, lang) {
   let out;
   try {
-    out = (await loadExporter()).export_flink(json, lang);
+    const facts = await scriptFacts(json);
+    out = (await loadExporter()).export_flink(json, lang, facts);
   } catch (e) {
     exporter = null; // a failed load is tried again on the next export
     return { message: `the exporter could not be loaded: ${e && e.message ? e.message : e}` };

@@ -6,7 +6,7 @@
 import './style.css';
 import './timeline.css';
 import { h, fill } from './dom.js';
-import { loadEngine, wasm, runSync, durationError } from './engine.js';
+import { loadEngine, wasm, runSync, durationError, needsOps, loadOps } from './engine.js';
 import { defaultScenarioText } from './gallery.js';
 import { buildControls, STREAM_WATERMARK_ITEMS, GROUPS } from './controls.js';
 import { ShareError } from './share.js';
@@ -124,8 +124,10 @@ async function openFromLocation() {
     problem = e instanceof ShareError ? e.message : String(e);
     showScenario(parseScenarioText(defaultScenarioText()), 'default');
   }
-  // The editors show the scenario; it runs in the next task.
+  // The editors show the scenario; it runs in the next task (a scenario of the SQL operators
+  // once their module is loaded, so that the page is ready with its result).
   await nextTask();
+  if (needsOps(app.scenario)) await loadOps().catch(() => {});
   recompute({ keepUrl: true });
   // A shared link with `puzzle`: the scenario (with its expected result) is a puzzle.
   if (loaded && p.has('puzzle') && app.scenario.expected !== undefined) openSharedPuzzle();

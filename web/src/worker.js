@@ -5,6 +5,7 @@
 // and asks for more rows, or for the expected-result check, when it needs them.
 import init, * as wasm from '../pkg/joinlab.js';
 import { runWith } from './run-with.js';
+import { needsOps, loadOps } from './ops-module.js';
 import { checkExpected, expectedFrom } from './expected.js';
 
 const ready = init();
@@ -23,7 +24,7 @@ const PHASES = { reading: [0, 0.3], simulating: [0.3, 0.85], result: [0.85, 1] }
 let rowsCache = [];
 // The last result kept here: { run, full, scenario }.
 let kept = null;
-// The last run's id and scenario JSON, for the windows of its trace and its state at a step
+// The last run's id, scenario JSON and module, for the windows of its trace and its state at a step
 // (an input too large for a full trace).
 let last = null;
 
@@ -109,8 +110,8 @@ function answer(msg) {
   if (msg.what === 'trace_window' || msg.what === 'state_at') {
     if (!last || last.run !== msg.run) throw new Error('this result is no longer the engine worker\'s last run; run the scenario again');
     // The engine runs up to the window (or step) untraced and stops after it.
-    if (msg.what === 'trace_window') return trimWindow(JSON.parse(wasm.trace_window(last.json, msg.from, msg.count)));
-    return trimState(wasm.state_at(last.json, msg.step));
+    if (msg.what === 'trace_window') return trimWindow(JSON.parse(last.m.trace_window(last.json, msg.from, msg.count)));
+    return trimState(last.m.state_at(last.json, msg.step));
   }
   if (!kept || kept.run !== msg.run) throw new Error('this result is no longer kept by the engine worker; run the scenario again');
   const full = kept.full;
@@ -141,20 +142,28 @@ self.onmessage = async (ev) => {
   self.postMessage({ id, type: 'phase', phase: 'loading the engine' });
   await ready;
   const { json, scenario } = scenarioJson(msg);
-  last = { run: id, json };
+  // The SQL operators' module, loaded here once, for a scenario that needs it.
+  let m = wasm;
+  try {
+    if (needsOps(scenario || json)) m = await loadOps();
+  } catch (e) {
+    self.postMessage({ id, type: 'done', result: { error: { kind: 'internal', message: String(e) }, message: `the SQL operators' module could not be loaded: ${e}` }, ms: 0, phases: {} });
+    return;
+  }
+  last = { run: id, json, m };
   self.postMessage({ id, type: 'phase', phase: 'running the engine' });
   const t0 = performance.now();
   const phases = {};
   let result;
   try {
-    if (msg.text && trace && snapshots !== false && typeof wasm.run_to_json === 'function') {
+    if (msg.text && trace && snapshots !== false && typeof m.run_to_json === 'function') {
       // As JSON text: a string is copied to the page at once, where an object graph (the trace
       // of 1,000 rows with its snapshots) takes ~20 ms to receive; the page parses it when it
       // has painted the tables.
-      result = { text: wasm.run_to_json(json, true) };
-    } else if (msg.progress && typeof wasm.run_progress === 'function') {
+      result = { text: m.run_to_json(json, true) };
+    } else if (msg.progress && typeof m.run_progress === 'function') {
       let lastPost = 0;
-      result = wasm.run_progress(json, !!trace, snapshots !== false, (phase, done, total) => {
+      result = m.run_progress(json, !!trace, snapshots !== false, (phase, done, total) => {
         const [a, b] = PHASES[phase] || [0, 1];
         if (!(phase in phases)) phases[phase] = performance.now() - t0;
         const now = performance.now();
@@ -163,8 +172,8 @@ self.onmessage = async (ev) => {
         lastPost = now;
         self.postMessage({ id, type: 'progress', phase: PHASE_WORDS[phase] || phase, fraction: a + (b - a) * (total ? done / total : 0) });
       });
-      if (result === null || result === undefined) result = runWith(wasm, json, trace, snapshots);
-    } else result = runWith(wasm, json, trace, snapshots);
+      if (result === null || result === undefined) result = runWith(m, json, trace, snapshots);
+    } else result = runWith(m, json, trace, snapshots);
   } catch (e) {
     result = { error: { kind: 'internal', message: String(e) }, message: `internal error in the engine: ${e}` };
   }

@@ -24,6 +24,7 @@ pub mod gen_regular;
 pub mod gen_window_join;
 mod gen_window_tvf_agg;
 mod sql_script;
+pub use sql_script::ScriptFacts;
 pub mod temporal_gen;
 pub mod temporal_sql;
 
@@ -59,12 +60,31 @@ pub fn export(scenario: &Scenario, kind: ExportKind) -> Result<String, Error> {
     export_named(scenario, kind, "JoinlabJob")
 }
 
+/// Exports a scenario like [`export`], with what the SQL export of a script scenario reads from
+/// the script given (the exporter's wasm module has no SQL parser: [`ScriptFacts`]).
+pub fn export_with_facts(
+    scenario: &Scenario,
+    kind: ExportKind,
+    facts: Option<&ScriptFacts>,
+) -> Result<String, Error> {
+    export_impl(scenario, kind, "JoinlabJob", facts)
+}
+
 /// Exports a scenario with a chosen class name (the conformance suite compiles many jobs into
 /// one class directory).
 pub fn export_named(
     scenario: &Scenario,
     kind: ExportKind,
     class_name: &str,
+) -> Result<String, Error> {
+    export_impl(scenario, kind, class_name, None)
+}
+
+fn export_impl(
+    scenario: &Scenario,
+    kind: ExportKind,
+    class_name: &str,
+    facts: Option<&ScriptFacts>,
 ) -> Result<String, Error> {
     if class_name.is_empty()
         || !class_name
@@ -80,7 +100,7 @@ pub fn export_named(
     let plan = plan::build(scenario, Limits::default())?;
     match (plan.operator.is_sql(), kind) {
         // A scenario read from a SQL script runs the script's own query.
-        (true, _) if !scenario.sql.is_empty() => sql_script::generate(&plan, class_name),
+        (true, _) if !scenario.sql.is_empty() => sql_script::generate(&plan, class_name, facts),
         (true, _) if matches!(plan.operator, OperatorKind::TemporalJoin | OperatorKind::LookupJoin) => {
             temporal_sql::generate(&plan, class_name)
         }
@@ -742,7 +762,13 @@ fn expected_outputs(plan: &Plan, evs: &[Ev]) -> Option<Vec<usize>> {
     if plan.operator != OperatorKind::RegularJoin || evs.iter().any(|e| matches!(e, Ev::Tick(..))) {
         return None;
     }
-    let out = crate::run_plan(plan, &crate::sim::RunOptions::default()).ok()?;
+    // The regular join's simulator itself, not `run_plan`: the exporter's wasm module then
+    // holds no other operator's simulator.
+    let out = crate::sim::simulate::<crate::operators::regular_join::RegularJoin>(
+        plan,
+        &crate::sim::RunOptions::default(),
+    )
+    .ok()?;
     let mut per_step = vec![0usize; evs.len()];
     for o in &out.sink.outputs {
         if let Some(c) = per_step.get_mut(o.step()) {

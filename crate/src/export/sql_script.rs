@@ -12,17 +12,68 @@
 use super::{assemble, jstr, sql_bounds, JobParts, Shape};
 use crate::error::Error;
 use crate::plan::Plan;
-use crate::scenario::{OperatorKind, TimeKind};
+use crate::scenario::{OperatorKind, Scenario, TimeKind};
+use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
 fn q(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))
 }
 
-pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
+/// What this export reads from the script's text: the query, verbatim, and the name of each
+/// table's `PROCTIME()` column. Read with the SQL parser ([`ScriptFacts::read`]) where the build
+/// has one; the exporter's wasm module has none (sqlparser would be most of it) and is given
+/// them by the page, which reads them with the SQL module's `script_facts`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScriptFacts {
+    /// The script's query (`SELECT …` or `INSERT INTO … SELECT …`), as typed.
+    pub query: Option<String>,
+    /// `(table, column)` of each table with a `PROCTIME()` column.
+    pub proctime: Vec<(String, String)>,
+}
+
+/// Whether this build reads a script itself: every build but the exporter's wasm module.
+pub const READS_SCRIPTS: bool = !cfg!(all(target_arch = "wasm32", feature = "export-module"));
+
+impl ScriptFacts {
+    /// Reads them from the scenario's script (`scenario.sql`).
+    pub fn read(sc: &Scenario) -> ScriptFacts {
+        ScriptFacts {
+            query: crate::sql::script::query_text(&sc.sql),
+            proctime: sc
+                .streams
+                .iter()
+                .filter_map(|s| {
+                    crate::sql::script::proctime_column(&sc.sql, &s.name)
+                        .map(|c| (s.name.clone(), c))
+                })
+                .collect(),
+        }
+    }
+}
+
+pub(crate) fn generate(
+    plan: &Plan,
+    class_name: &str,
+    facts: Option<&ScriptFacts>,
+) -> Result<String, Error> {
     let sc = &plan.scenario;
     let job = &sc.job;
-    let Some(query) = crate::sql::script::query_text(&sc.sql) else {
+    let read;
+    let facts = match facts {
+        Some(f) => f,
+        None if READS_SCRIPTS => {
+            read = ScriptFacts::read(sc);
+            &read
+        }
+        None => {
+            return Err(Error::config(
+                "sql",
+                "the script's query was not given to the exporter (the SQL module reads it: script_facts)",
+            ))
+        }
+    };
+    let Some(query) = facts.query.clone() else {
         return Err(Error::config("sql", "the script has no query"));
     };
     let interval_join = plan.operator == OperatorKind::SqlIntervalJoin;
@@ -84,8 +135,11 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
             })
             .collect();
         if proctime {
-            let name = crate::sql::script::proctime_column(&sc.sql, &s.name)
-                .unwrap_or_else(|| "proc_time".into());
+            let name = facts
+                .proctime
+                .iter()
+                .find(|(t, _)| *t == s.name)
+                .map_or_else(|| "proc_time".into(), |(_, c)| c.clone());
             cols.push(format!("jl_time AS {}", q(&name)));
         }
         let view = format!(
@@ -159,4 +213,40 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
         classes: c,
     };
     assemble(plan, class_name, parts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ScriptFacts;
+    use crate::export::{export, export_with_facts, ExportKind};
+
+    /// The exporter's wasm module is given the script's facts as JSON (read by the SQL module):
+    /// the job it writes from them is the job the native exporter writes from the script.
+    #[test]
+    fn given_facts_give_the_same_job() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+        let mut n = 0;
+        for e in std::fs::read_dir(dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().and_then(|x| x.to_str()) != Some("sql") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let sc = crate::sql::sql_to_scenario(&text).unwrap();
+            let facts = ScriptFacts::read(&sc);
+            assert!(facts.query.is_some(), "{}", path.display());
+            let json = serde_json::to_string(&facts).unwrap();
+            let back: ScriptFacts = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, facts);
+            let kind = ExportKind::FlinkSql;
+            assert_eq!(
+                export_with_facts(&sc, kind, Some(&back)).unwrap(),
+                export(&sc, kind).unwrap(),
+                "{}",
+                path.display()
+            );
+            n += 1;
+        }
+        assert!(n >= 3);
+    }
 }

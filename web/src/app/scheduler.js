@@ -3,7 +3,7 @@
 // progress, cancel and a time budget), and fetches the step-by-step trace for the panels that
 // show it once one of them is in view.
 
-import { runSync, wasm, WorkerRunner, Cancelled } from '../engine.js';
+import { runSync, engineFor, needsOps, loadOps, opsModule, WorkerRunner, Cancelled } from '../engine.js';
 import { app, $, actions } from './state.js';
 import { TRACE_PANELS, seen } from './visibility.js';
 import { estimateWork, MAIN_THREAD_WORK } from './work.js';
@@ -46,6 +46,14 @@ export function initScheduler(s) {
  * @param {{ forceWorker?: boolean }} [opts]
  */
 export function schedule(seq, snapshot, rows, { forceWorker = false } = {}) {
+  // A scenario of the SQL operators runs once their module is loaded (web/src/ops-module.js).
+  if (needsOps(snapshot) && !opsModule()) {
+    loadOps().then(
+      () => seq === app.seq && schedule(seq, snapshot, rows, { forceWorker }),
+      (/** @type {any} */ e) => seq === app.seq && sink.apply({ error: { kind: 'internal', message: String(e) }, message: `the SQL operators' module could not be loaded: ${e}` }, snapshot, 0, false),
+    );
+    return;
+  }
   // How long an untraced run of this many rows is expected to take, from the last one.
   const predicted = app.msPerRow * rows;
   // Routing by work, not by rows: a run whose estimated work is over the main thread's budget
@@ -137,8 +145,9 @@ export function cancelRun() {
  * @param {any} result @param {string} json
  */
 function attachStateAt(result, json) {
-  if (!result || result.error || typeof result !== 'object' || typeof wasm.state_at !== 'function') return;
-  Object.defineProperty(result, 'stateAt', { value: (/** @type {number} */ step) => wasm.state_at(json, step), enumerable: false, configurable: true });
+  const m = engineFor(json);
+  if (!result || result.error || typeof result !== 'object' || typeof m.state_at !== 'function') return;
+  Object.defineProperty(result, 'stateAt', { value: (/** @type {number} */ step) => m.state_at(json, step), enumerable: false, configurable: true });
 }
 
 /**
