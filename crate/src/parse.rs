@@ -631,7 +631,11 @@ impl Reader<'_> {
         let bytes = raw.as_bytes();
         fields.clear();
         let first = leading_space(raw, 0, raw.len());
-        if first == raw.len() || bytes[first] == b'#' || bytes[first..].starts_with(b"//") {
+        // Byte by byte: a slice comparison of two bytes is a `memcmp` call.
+        if first == raw.len()
+            || bytes[first] == b'#'
+            || (bytes[first] == b'/' && bytes.get(first + 1) == Some(&b'/'))
+        {
             return Ok(None);
         }
         // The annotation bar: the last `|` outside quotes. Quotes and bars are ASCII, so they
@@ -664,7 +668,11 @@ impl Reader<'_> {
         let lead = first.min(body_end);
         let rest = &bytes[lead..body_end];
         // A watermark row.
-        if rest.len() >= 3 && rest[..2].eq_ignore_ascii_case(b"wm") && rest[2] == b' ' {
+        if rest.len() >= 3
+            && rest[0].eq_ignore_ascii_case(&b'w')
+            && rest[1].eq_ignore_ascii_case(&b'm')
+            && rest[2] == b' '
+        {
             let vstart = leading_space(raw, lead + 3, body_end);
             let vend = lead + 3 + raw[lead + 3..body_end].trim_end().len();
             if vstart >= vend {
@@ -682,11 +690,11 @@ impl Reader<'_> {
                 arrival,
             }));
         }
-        let kind = match rest.get(..2) {
-            Some(b"+I") => Some(RowKind::Insert),
-            Some(b"-U") => Some(RowKind::UpdateBefore),
-            Some(b"+U") => Some(RowKind::UpdateAfter),
-            Some(b"-D") => Some(RowKind::Delete),
+        let kind = match (rest.first(), rest.get(1)) {
+            (Some(b'+'), Some(b'I')) => Some(RowKind::Insert),
+            (Some(b'-'), Some(b'U')) => Some(RowKind::UpdateBefore),
+            (Some(b'+'), Some(b'U')) => Some(RowKind::UpdateAfter),
+            (Some(b'-'), Some(b'D')) => Some(RowKind::Delete),
             _ => None,
         };
         let (kind, fstart) = match (kind, rest.get(2)) {
