@@ -14,7 +14,7 @@
 use crate::error::Error;
 use crate::scenario::StreamSpec;
 use crate::time::parse_timestamp;
-use crate::value::{infer_type, ColumnType, Value};
+use crate::value::{ColumnType, Value};
 use serde::Serialize;
 
 /// Which input of a two-input operator a stream feeds (the first stream is the left one).
@@ -127,23 +127,13 @@ pub struct ParsedStream {
 pub const MAX_ROWS_PER_STREAM: usize = 5_000_000;
 pub const MAX_COLUMNS: usize = 64;
 
-struct Field<'a> {
-    text: std::borrow::Cow<'a, str>,
-    quoted: bool,
-    /// 1-based character column of the field's first character.
-    column: usize,
-}
-
-struct Line<'a> {
-    number: usize,
-    kind: RowKind,
-    fields: Vec<Field<'a>>,
-    wm: Option<(String, usize)>,
-    subtask: Option<u32>,
-    arrival: Option<i64>,
-}
-
 /// Resolves a stream's schema and parses its rows. `parallelism` bounds `s=` annotations.
+///
+/// One pass over the text's bytes: a field is a byte range of its line (no `String` per field,
+/// except the value of a string column), typed as it is read. Errors come in the order of the
+/// two-step reading they describe: first whatever makes a line unreadable (a quote not closed,
+/// a bad annotation, too many rows) anywhere in the text, then the first value that does not fit
+/// its column.
 pub fn parse_stream(spec: &StreamSpec, parallelism: u32) -> Result<ParsedStream, Error> {
     let name = spec.name.as_str();
     if name.trim().is_empty() {
@@ -212,125 +202,60 @@ pub fn parse_stream(spec: &StreamSpec, parallelism: u32) -> Result<ParsedStream,
     let key = find("key", &spec.key)?;
     let time = find("time", &spec.time)?;
 
-    let mut lines = Vec::new();
-    for (i, raw) in spec.rows.lines().enumerate() {
-        if let Some(l) = split_line(name, i + 1, raw, parallelism)? {
-            if lines.len() >= MAX_ROWS_PER_STREAM {
-                return Err(Error::Limit {
-                    message: format!("stream {name:?} has more than {MAX_ROWS_PER_STREAM} rows"),
-                });
-            }
-            lines.push(l);
-        }
-    }
-
-    let columns: Vec<Column> = declared
+    // The time column is a BIGINT of milliseconds whatever its declared type.
+    let slots: Vec<Slot> = declared
         .iter()
         .enumerate()
-        .map(|(ci, (n, t))| {
-            let ty = if Some(ci) == time {
-                ColumnType::Long
-            } else {
-                t.unwrap_or_else(|| {
-                    infer_type(
-                        lines
-                            .iter()
-                            .filter_map(|l| {
-                                l.fields
-                                    .get(ci)
-                                    .filter(|f| !f.quoted)
-                                    .map(|f| f.text.as_ref())
-                            })
-                            .chain(
-                                // A quoted value anywhere makes the column a string.
-                                lines.iter().filter_map(|l| {
-                                    l.fields.get(ci).filter(|f| f.quoted).map(|_| "\u{0}")
-                                }),
-                            ),
-                    )
-                })
-            };
-            Column {
-                name: n.clone(),
-                ty,
-            }
+        .map(|(ci, (_, t))| match (Some(ci) == time, t) {
+            (true, _) => Slot::Time,
+            (false, Some(ty)) => Slot::Typed(*ty),
+            (false, None) => Slot::Infer,
         })
         .collect();
-
-    let mut entries = Vec::with_capacity(lines.len());
-    for l in lines {
-        if let Some((text, column)) = l.wm {
-            let value = parse_timestamp(&text)
-                .map_err(|m| Error::row(name, l.number, column, format!("watermark row: {m}")))?;
-            entries.push(Entry::Watermark {
-                line: l.number as u32,
-                value,
-                subtask: l.subtask,
-                arrival: l.arrival,
-            });
-            continue;
-        }
-        if l.fields.len() != columns.len() {
-            let column = l.fields.last().map(|f| f.column).unwrap_or(1);
-            return Err(Error::row(
-                name,
-                l.number,
-                column,
-                format!(
-                    "expected {} fields ({}), found {}",
-                    columns.len(),
-                    columns
-                        .iter()
-                        .map(|c| c.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    l.fields.len()
-                ),
-            ));
-        }
-        let mut values = Vec::with_capacity(columns.len());
-        let mut ts = None;
-        for (ci, f) in l.fields.iter().enumerate() {
-            if Some(ci) == time {
-                if f.text.is_empty() || (!f.quoted && f.text.eq_ignore_ascii_case("null")) {
-                    return Err(Error::row(
-                        name,
-                        l.number,
-                        f.column,
-                        format!("the time column {:?} needs a value", columns[ci].name),
-                    ));
-                }
-                let v = parse_timestamp(&f.text).map_err(|m| {
-                    Error::row(
-                        name,
-                        l.number,
-                        f.column,
-                        format!("time column {:?}: {m}", columns[ci].name),
-                    )
-                })?;
-                ts = Some(v);
-                values.push(Value::Long(v));
-            } else {
-                let v = Value::parse(&f.text, columns[ci].ty, f.quoted).map_err(|m| {
-                    Error::row(
-                        name,
-                        l.number,
-                        f.column,
-                        format!("column {:?}: {m}", columns[ci].name),
-                    )
-                })?;
-                values.push(v);
+    let names: Vec<&str> = declared.iter().map(|d| d.0.as_str()).collect();
+    let reader = Reader {
+        stream: name,
+        parallelism,
+        names: &names,
+    };
+    let (mut entries, guesses) = reader.read(&spec.rows, &slots)?;
+    let mut types: Vec<ColumnType> = slots
+        .iter()
+        .map(|s| match s {
+            Slot::Time => ColumnType::Long,
+            Slot::Typed(t) => *t,
+            Slot::Infer => ColumnType::String,
+        })
+        .collect();
+    let mut reread = false;
+    for (ci, g) in guesses.iter().enumerate() {
+        if slots[ci] == Slot::Infer {
+            types[ci] = g.column_type();
+            match g.fix(types[ci]) {
+                Fix::None => {}
+                Fix::Reread => reread = true,
+                Fix::Widen => widen(&mut entries, ci, types[ci]),
             }
         }
-        entries.push(Entry::Data(DataRow {
-            line: l.number as u32,
-            kind: l.kind,
-            values,
-            ts,
-            subtask: l.subtask,
-            arrival: l.arrival,
-        }));
     }
+    if reread {
+        // Some values were read as another type than the column's: read the text again with
+        // every column typed (it held no error the first time, so it holds none now).
+        let typed: Vec<Slot> = slots
+            .iter()
+            .zip(&types)
+            .map(|(s, t)| match s {
+                Slot::Infer => Slot::Typed(*t),
+                other => *other,
+            })
+            .collect();
+        entries = reader.read(&spec.rows, &typed)?.0;
+    }
+    let columns = declared
+        .into_iter()
+        .zip(types)
+        .map(|((name, _), ty)| Column { name, ty })
+        .collect();
     Ok(ParsedStream {
         schema: Schema {
             name: name.to_string(),
@@ -342,77 +267,461 @@ pub fn parse_stream(spec: &StreamSpec, parallelism: u32) -> Result<ParsedStream,
     })
 }
 
-/// 1-based character columns of byte offsets in a line, counted from the last offset asked
-/// for: asked in increasing order (as the parser does), a line costs O(its length) in all,
-/// not O(length × fields) (a 1 MB line of commas would otherwise take half a minute).
-struct Columns<'a> {
-    raw: &'a str,
-    ascii: bool,
-    /// The last offset asked for and its column.
-    last: std::cell::Cell<(usize, usize)>,
+/// How a column's values are read.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Slot {
+    /// The time column: a timestamp (`parse_timestamp`), stored as BIGINT milliseconds.
+    Time,
+    Typed(ColumnType),
+    /// No declared type: [`infer_type`](crate::value::infer_type) decides from all of the column's values.
+    Infer,
 }
 
-impl<'a> Columns<'a> {
-    fn new(raw: &'a str) -> Columns<'a> {
-        Columns {
-            raw,
-            ascii: raw.is_ascii(),
-            last: std::cell::Cell::new((0, 1)),
+/// What is known of an untyped column so far: the flags of [`infer_type`](crate::value::infer_type), kept value by value,
+/// and which types its values were stored as meanwhile (each as the narrowest type it reads
+/// as: INT, BIGINT, DOUBLE, BOOLEAN or STRING).
+#[derive(Clone, Debug)]
+struct Guess {
+    int: bool,
+    long: bool,
+    double: bool,
+    boolean: bool,
+    any: bool,
+    stored_int: bool,
+    stored_long: bool,
+    stored_double: bool,
+    stored_bool: bool,
+    /// An integer written with a minus sign that reads as 0 (`-0`): as a DOUBLE it is -0.0,
+    /// which the stored integer 0 cannot give back.
+    negative_zero: bool,
+}
+
+/// What a column's stored values need once its type is known.
+enum Fix {
+    None,
+    /// Integers stored as INT (or as INT and BIGINT) in a wider numeric column.
+    Widen,
+    /// Values stored as a type that cannot be turned into the column's without their text.
+    Reread,
+}
+
+impl Guess {
+    fn new() -> Guess {
+        Guess {
+            int: true,
+            long: true,
+            double: true,
+            boolean: true,
+            any: false,
+            stored_int: false,
+            stored_long: false,
+            stored_double: false,
+            stored_bool: false,
+            negative_zero: false,
         }
     }
 
-    fn at(&self, byte: usize) -> usize {
-        let byte = byte.min(self.raw.len());
-        if self.ascii {
-            return byte + 1;
+    /// The type [`infer_type`](crate::value::infer_type) gives the values seen.
+    fn column_type(&self) -> ColumnType {
+        if !self.any {
+            ColumnType::String
+        } else if self.int {
+            ColumnType::Int
+        } else if self.long {
+            ColumnType::Long
+        } else if self.double {
+            ColumnType::Double
+        } else if self.boolean {
+            ColumnType::Boolean
+        } else {
+            ColumnType::String
         }
-        let (mut from, mut col) = self.last.get();
-        if byte < from {
-            (from, col) = (0, 1);
+    }
+
+    fn fix(&self, ty: ColumnType) -> Fix {
+        match ty {
+            // Every value read as an INT (or NULL).
+            ColumnType::Int => Fix::None,
+            ColumnType::Long if self.stored_int => Fix::Widen,
+            ColumnType::Long => Fix::None,
+            // `i64 as f64` rounds to nearest like the decimal text does, except for `-0`.
+            ColumnType::Double if self.negative_zero => Fix::Reread,
+            ColumnType::Double if self.stored_int || self.stored_long => Fix::Widen,
+            ColumnType::Double => Fix::None,
+            ColumnType::Boolean => Fix::None,
+            ColumnType::String
+                if self.stored_int
+                    || self.stored_long
+                    || self.stored_double
+                    || self.stored_bool =>
+            {
+                Fix::Reread
+            }
+            ColumnType::String => Fix::None,
         }
-        col += self.raw.get(from..byte).map_or(0, |s| s.chars().count());
-        self.last.set((byte, col));
-        col
+    }
+
+    /// Reads one value of an untyped column, as [`Value::parse`] would read it once the
+    /// column's type is known (or as near to it as [`Guess::fix`] can mend).
+    fn read(&mut self, text: &str, quoted: bool) -> Value {
+        if !quoted && text.eq_ignore_ascii_case("null") {
+            return Value::Null;
+        }
+        self.any = true;
+        if quoted {
+            // A quoted value makes the column a string (`infer_type` sees it as "\0").
+            self.int = false;
+            self.long = false;
+            self.double = false;
+            self.boolean = false;
+            return Value::Str(text.to_string());
+        }
+        if !(self.int || self.long || self.double || self.boolean) {
+            return Value::Str(text.to_string());
+        }
+        if self.long {
+            // `str::parse::<i32>` accepts exactly the i64 texts within i32's range.
+            if let Ok(v) = text.parse::<i64>() {
+                self.boolean = false;
+                if v == 0 && text.starts_with('-') {
+                    self.negative_zero = true;
+                }
+                return match i32::try_from(v) {
+                    Ok(i) => {
+                        self.stored_int = true;
+                        Value::Int(i)
+                    }
+                    Err(_) => {
+                        self.int = false;
+                        self.stored_long = true;
+                        Value::Long(v)
+                    }
+                };
+            }
+        }
+        self.int = false;
+        self.long = false;
+        if self.double {
+            match text.parse::<f64>() {
+                Ok(v) if v.is_finite() && !text.contains(['i', 'n', 'N', 'I']) => {
+                    self.boolean = false;
+                    self.stored_double = true;
+                    return Value::Double(v);
+                }
+                _ => self.double = false,
+            }
+        }
+        let b = if text.eq_ignore_ascii_case("true") {
+            Some(true)
+        } else if text.eq_ignore_ascii_case("false") {
+            Some(false)
+        } else {
+            None
+        };
+        match b {
+            Some(b) if self.boolean => {
+                self.stored_bool = true;
+                Value::Bool(b)
+            }
+            _ => {
+                self.boolean = false;
+                Value::Str(text.to_string())
+            }
+        }
     }
 }
 
-/// Splits one line into its parts; `None` for blank and comment lines.
-fn split_line<'a>(
-    stream: &str,
-    number: usize,
-    raw: &'a str,
+/// Turns the integers stored in column `ci` into the column's wider type (`Fix::Widen`).
+fn widen(entries: &mut [Entry], ci: usize, ty: ColumnType) {
+    for e in entries {
+        if let Entry::Data(r) = e {
+            let v = &mut r.values[ci];
+            let n = match *v {
+                Value::Int(n) => n as i64,
+                Value::Long(n) => n,
+                _ => continue,
+            };
+            *v = match ty {
+                ColumnType::Double => Value::Double(n as f64),
+                _ => Value::Long(n),
+            };
+        }
+    }
+}
+
+/// A field of a line: byte offsets into the line.
+#[derive(Clone, Copy, Debug)]
+struct FieldAt {
+    /// Where the field starts after its leading spaces (its opening quote if quoted): errors
+    /// point here.
+    at: usize,
+    /// The text: inside the quotes for a quoted field, without trailing white space otherwise.
+    start: usize,
+    end: usize,
+    quoted: bool,
+    /// A quoted field holding `""` (a quote): its text is unescaped into a scratch string.
+    escaped: bool,
+}
+
+/// One line's parts other than its fields.
+struct LineParts {
+    kind: RowKind,
+    /// A watermark row: the time's text range and where it starts.
+    wm: Option<(usize, usize)>,
+    subtask: Option<u32>,
+    arrival: Option<i64>,
+}
+
+/// Reads one stream's rows text.
+struct Reader<'a> {
+    stream: &'a str,
     parallelism: u32,
-) -> Result<Option<Line<'a>>, Error> {
-    let trimmed = raw.trim();
-    if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with("//") {
-        return Ok(None);
-    }
-    // Character columns are counted in chars, 1-based, with a running count.
-    let cols = Columns::new(raw);
-    let col_of = |byte: usize| cols.at(byte);
-    // Find the annotation bar outside quotes.
-    let mut in_q = false;
-    let mut bar = None;
-    for (i, c) in raw.char_indices() {
-        match c {
-            '"' => in_q = !in_q,
-            '|' if !in_q => bar = Some(i),
-            _ => {}
+    names: &'a [&'a str],
+}
+
+impl Reader<'_> {
+    /// The entries of `rows` with each column read as `slots` says, and what was seen of the
+    /// untyped columns.
+    fn read(&self, rows: &str, slots: &[Slot]) -> Result<(Vec<Entry>, Vec<Guess>), Error> {
+        let stream = self.stream;
+        let mut guesses = vec![Guess::new(); slots.len()];
+        // A row a line at most, and rows of 4 bytes or more (`1,2\n`) for the most part: one
+        // allocation for most texts, and not a row a byte for a text of blank lines.
+        let lines = rows.bytes().filter(|&c| c == b'\n').count() + 1;
+        let capacity = lines.min(rows.len() / 4 + 1).min(MAX_ROWS_PER_STREAM);
+        let mut entries = Vec::with_capacity(capacity);
+        let mut fields: Vec<FieldAt> = Vec::with_capacity(slots.len());
+        let mut scratch = String::new();
+        // The first value that does not fit its column. Lines that cannot be read at all are
+        // reported before it, wherever they are, so reading goes on, checking only the lines.
+        let mut bad_value: Option<Error> = None;
+        let mut count = 0usize;
+        for (i, raw) in rows.lines().enumerate() {
+            let number = i + 1;
+            let Some(parts) = self.split_line(number, raw, &mut fields)? else {
+                continue;
+            };
+            if count >= MAX_ROWS_PER_STREAM {
+                return Err(Error::Limit {
+                    message: format!("stream {stream:?} has more than {MAX_ROWS_PER_STREAM} rows"),
+                });
+            }
+            count += 1;
+            if bad_value.is_some() {
+                continue;
+            }
+            match self.entry(
+                number,
+                raw,
+                parts,
+                &fields,
+                slots,
+                &mut guesses,
+                &mut scratch,
+            ) {
+                Ok(e) => entries.push(e),
+                Err(e) => bad_value = Some(e),
+            }
+        }
+        match bad_value {
+            Some(e) => Err(e),
+            None => Ok((entries, guesses)),
         }
     }
-    if in_q {
-        let q = raw.rfind('"').unwrap_or(0);
-        return Err(Error::row(
-            stream,
-            number,
-            col_of(q),
-            "a quote is not closed",
-        ));
+
+    /// The typed entry of a line that was split.
+    #[allow(clippy::too_many_arguments)]
+    fn entry(
+        &self,
+        number: usize,
+        raw: &str,
+        parts: LineParts,
+        fields: &[FieldAt],
+        slots: &[Slot],
+        guesses: &mut [Guess],
+        scratch: &mut String,
+    ) -> Result<Entry, Error> {
+        let stream = self.stream;
+        if let Some((start, end)) = parts.wm {
+            let value = timestamp(&raw[start..end]).map_err(|m| {
+                Error::row(
+                    stream,
+                    number,
+                    char_column(raw, start),
+                    format!("watermark row: {m}"),
+                )
+            })?;
+            return Ok(Entry::Watermark {
+                line: number as u32,
+                value,
+                subtask: parts.subtask,
+                arrival: parts.arrival,
+            });
+        }
+        if fields.len() != slots.len() {
+            let column = fields.last().map_or(1, |f| char_column(raw, f.at));
+            return Err(Error::row(
+                stream,
+                number,
+                column,
+                format!(
+                    "expected {} fields ({}), found {}",
+                    slots.len(),
+                    self.names.join(", "),
+                    fields.len()
+                ),
+            ));
+        }
+        let mut values = Vec::with_capacity(slots.len());
+        let mut ts = None;
+        for (ci, f) in fields.iter().enumerate() {
+            let text = field_text(raw, f, scratch);
+            let v = match slots[ci] {
+                Slot::Time => {
+                    if text.is_empty() || (!f.quoted && text.eq_ignore_ascii_case("null")) {
+                        return Err(Error::row(
+                            stream,
+                            number,
+                            char_column(raw, f.at),
+                            format!("the time column {:?} needs a value", self.names[ci]),
+                        ));
+                    }
+                    let v = timestamp(text).map_err(|m| {
+                        Error::row(
+                            stream,
+                            number,
+                            char_column(raw, f.at),
+                            format!("time column {:?}: {m}", self.names[ci]),
+                        )
+                    })?;
+                    ts = Some(v);
+                    Value::Long(v)
+                }
+                Slot::Typed(ty) => Value::parse(text, ty, f.quoted).map_err(|m| {
+                    Error::row(
+                        stream,
+                        number,
+                        char_column(raw, f.at),
+                        format!("column {:?}: {m}", self.names[ci]),
+                    )
+                })?,
+                Slot::Infer => guesses[ci].read(text, f.quoted),
+            };
+            values.push(v);
+        }
+        Ok(Entry::Data(DataRow {
+            line: number as u32,
+            kind: parts.kind,
+            values,
+            ts,
+            subtask: parts.subtask,
+            arrival: parts.arrival,
+        }))
     }
-    let body_end = bar.unwrap_or(raw.len());
-    let mut subtask = None;
-    let mut arrival = None;
-    if let Some(b) = bar {
+
+    /// Splits one line into its parts, its fields into `fields`; `None` for blank and comment
+    /// lines.
+    fn split_line(
+        &self,
+        number: usize,
+        raw: &str,
+        fields: &mut Vec<FieldAt>,
+    ) -> Result<Option<LineParts>, Error> {
+        let stream = self.stream;
+        let bytes = raw.as_bytes();
+        fields.clear();
+        let first = leading_space(raw, 0, raw.len());
+        // Byte by byte: a slice comparison of two bytes is a `memcmp` call.
+        if first == raw.len()
+            || bytes[first] == b'#'
+            || (bytes[first] == b'/' && bytes.get(first + 1) == Some(&b'/'))
+        {
+            return Ok(None);
+        }
+        // The annotation bar: the last `|` outside quotes. Quotes and bars are ASCII, so they
+        // are found byte by byte (never inside a multi-byte character).
+        let mut bar = None;
+        if let Some(from) = bytes[first..].iter().position(|&c| c == b'"' || c == b'|') {
+            let mut in_q = false;
+            for (i, &c) in bytes.iter().enumerate().skip(first + from) {
+                match c {
+                    b'"' => in_q = !in_q,
+                    b'|' if !in_q => bar = Some(i),
+                    _ => {}
+                }
+            }
+            if in_q {
+                let q = raw.rfind('"').unwrap_or(0);
+                return Err(Error::row(
+                    stream,
+                    number,
+                    char_column(raw, q),
+                    "a quote is not closed",
+                ));
+            }
+        }
+        let body_end = bar.unwrap_or(raw.len());
+        let (subtask, arrival) = match bar {
+            Some(b) => self.annotations(number, raw, b)?,
+            None => (None, None),
+        };
+        let lead = first.min(body_end);
+        let rest = &bytes[lead..body_end];
+        // A watermark row.
+        if rest.len() >= 3
+            && rest[0].eq_ignore_ascii_case(&b'w')
+            && rest[1].eq_ignore_ascii_case(&b'm')
+            && rest[2] == b' '
+        {
+            let vstart = leading_space(raw, lead + 3, body_end);
+            let vend = lead + 3 + raw[lead + 3..body_end].trim_end().len();
+            if vstart >= vend {
+                return Err(Error::row(
+                    stream,
+                    number,
+                    char_column(raw, lead),
+                    "a watermark row needs a time: WM 5000",
+                ));
+            }
+            return Ok(Some(LineParts {
+                kind: RowKind::Insert,
+                wm: Some((vstart, vend)),
+                subtask,
+                arrival,
+            }));
+        }
+        let kind = match (rest.first(), rest.get(1)) {
+            (Some(b'+'), Some(b'I')) => Some(RowKind::Insert),
+            (Some(b'-'), Some(b'U')) => Some(RowKind::UpdateBefore),
+            (Some(b'+'), Some(b'U')) => Some(RowKind::UpdateAfter),
+            (Some(b'-'), Some(b'D')) => Some(RowKind::Delete),
+            _ => None,
+        };
+        let (kind, fstart) = match (kind, rest.get(2)) {
+            (Some(k), Some(b' ' | b'\t')) => (k, lead + 2),
+            (Some(k), Some(b',')) => (k, lead + 3),
+            // No prefix, or something like "-Dx": not a kind prefix; read as data.
+            _ => (RowKind::Insert, lead),
+        };
+        self.split_fields(number, raw, fstart, body_end, fields)?;
+        Ok(Some(LineParts {
+            kind,
+            wm: None,
+            subtask,
+            arrival,
+        }))
+    }
+
+    /// The `s=` and `a=` annotations after the bar at byte `b`.
+    fn annotations(
+        &self,
+        number: usize,
+        raw: &str,
+        b: usize,
+    ) -> Result<(Option<u32>, Option<i64>), Error> {
+        let (stream, parallelism) = (self.stream, self.parallelism);
+        let mut subtask = None;
+        let mut arrival = None;
         let mut pos = b + 1;
         for tok in raw[b + 1..].split([' ', ',', '\t']) {
             let at = pos;
@@ -424,192 +733,185 @@ fn split_line<'a>(
                 Error::row(
                     stream,
                     number,
-                    col_of(at),
+                    char_column(raw, at),
                     format!("annotation {tok:?} is not key=value (s=SUBTASK, a=ARRIVAL)"),
                 )
             })?;
-            let vcol = col_of(at + k.len() + 1);
+            let vcol = || char_column(raw, at + k.len() + 1);
             match k {
                 "s" | "subtask" => {
                     let n: u32 = v.parse().map_err(|_| {
                         Error::row(
                             stream,
                             number,
-                            vcol,
+                            vcol(),
                             format!("subtask {v:?} is not a number"),
                         )
                     })?;
                     if n >= parallelism {
-                        return Err(Error::row(stream, number, vcol, format!("subtask {n} does not exist at parallelism {parallelism} (subtasks 0..{})", parallelism - 1)));
+                        return Err(Error::row(stream, number, vcol(), format!("subtask {n} does not exist at parallelism {parallelism} (subtasks 0..{})", parallelism - 1)));
                     }
                     subtask = Some(n);
                 }
                 "a" | "at" | "arrival" => {
                     arrival = Some(parse_timestamp(v).map_err(|m| {
-                        Error::row(stream, number, vcol, format!("arrival time: {m}"))
+                        Error::row(stream, number, vcol(), format!("arrival time: {m}"))
                     })?);
                 }
                 other => {
                     return Err(Error::row(
                         stream,
                         number,
-                        col_of(at),
+                        char_column(raw, at),
                         format!("unknown annotation {other:?} (s=SUBTASK, a=ARRIVAL)"),
                     ))
                 }
             }
         }
+        Ok((subtask, arrival))
     }
-    let body = &raw[..body_end];
-    let lead = body.len() - body.trim_start().len();
-    let rest = &body[lead..];
-    // A watermark row.
-    if rest.len() >= 3
-        && rest.get(..2).is_some_and(|p| p.eq_ignore_ascii_case("wm"))
-        && rest.as_bytes()[2] == b' '
-    {
-        let v = rest[3..].trim();
-        let vstart = lead + 3 + (rest[3..].len() - rest[3..].trim_start().len());
-        if v.is_empty() {
-            return Err(Error::row(
-                stream,
-                number,
-                col_of(lead),
-                "a watermark row needs a time: WM 5000",
-            ));
-        }
-        return Ok(Some(Line {
-            number,
-            kind: RowKind::Insert,
-            fields: Vec::new(),
-            wm: Some((v.to_string(), col_of(vstart))),
-            subtask,
-            arrival,
-        }));
-    }
-    let (kind, fstart) = match rest.get(..2) {
-        Some("+I") => (RowKind::Insert, lead + 2),
-        Some("-U") => (RowKind::UpdateBefore, lead + 2),
-        Some("+U") => (RowKind::UpdateAfter, lead + 2),
-        Some("-D") => (RowKind::Delete, lead + 2),
-        _ => (RowKind::Insert, lead),
-    };
-    if fstart != lead {
-        let after = rest.as_bytes().get(2).copied();
-        if !matches!(after, Some(b' ') | Some(b'\t') | Some(b',')) {
-            // Something like "-Dx": not a kind prefix; read as data.
-            return split_fields(stream, number, raw, lead, body_end).map(|fields| {
-                Some(Line {
-                    number,
-                    kind: RowKind::Insert,
-                    fields,
-                    wm: None,
-                    subtask,
-                    arrival,
-                })
-            });
-        }
-        let skip = if after == Some(b',') { 1 } else { 0 };
-        let fields = split_fields(stream, number, raw, fstart + skip, body_end)?;
-        return Ok(Some(Line {
-            number,
-            kind,
-            fields,
-            wm: None,
-            subtask,
-            arrival,
-        }));
-    }
-    let fields = split_fields(stream, number, raw, fstart, body_end)?;
-    Ok(Some(Line {
-        number,
-        kind,
-        fields,
-        wm: None,
-        subtask,
-        arrival,
-    }))
-}
 
-fn split_fields<'a>(
-    stream: &str,
-    number: usize,
-    raw: &'a str,
-    start: usize,
-    end: usize,
-) -> Result<Vec<Field<'a>>, Error> {
-    let cols = Columns::new(raw);
-    let col_of = |byte: usize| cols.at(byte);
-    let mut fields = Vec::new();
-    let bytes = raw.as_bytes();
-    let mut i = start;
-    loop {
-        // Skip leading spaces.
-        while i < end && (bytes[i] == b' ' || bytes[i] == b'\t') {
-            i += 1;
-        }
-        let fstart = i;
-        if i < end && bytes[i] == b'"' {
-            let mut s = String::new();
-            i += 1;
-            loop {
-                if i >= end {
-                    return Err(Error::row(
-                        stream,
-                        number,
-                        col_of(fstart),
-                        "a quote is not closed",
-                    ));
-                }
-                if bytes[i] == b'"' {
-                    if i + 1 < end && bytes[i + 1] == b'"' {
-                        s.push('"');
-                        i += 2;
-                        continue;
-                    }
-                    i += 1;
-                    break;
-                }
-                let ch = raw[i..].chars().next().unwrap_or(' ');
-                s.push(ch);
-                i += ch.len_utf8();
-            }
+    /// Splits `raw[start..end]` at commas outside quotes into `fields`: at least one field.
+    fn split_fields(
+        &self,
+        number: usize,
+        raw: &str,
+        start: usize,
+        end: usize,
+        fields: &mut Vec<FieldAt>,
+    ) -> Result<(), Error> {
+        let stream = self.stream;
+        let bytes = raw.as_bytes();
+        let mut i = start;
+        loop {
+            // Skip leading spaces.
             while i < end && (bytes[i] == b' ' || bytes[i] == b'\t') {
                 i += 1;
             }
-            if i < end && bytes[i] != b',' {
-                return Err(Error::row(
-                    stream,
-                    number,
-                    col_of(i),
-                    "expected a comma after the quoted field",
-                ));
+            let at = i;
+            if i < end && bytes[i] == b'"' {
+                i += 1;
+                let text_start = i;
+                let mut escaped = false;
+                loop {
+                    if i >= end {
+                        return Err(Error::row(
+                            stream,
+                            number,
+                            char_column(raw, at),
+                            "a quote is not closed",
+                        ));
+                    }
+                    if bytes[i] == b'"' {
+                        if i + 1 < end && bytes[i + 1] == b'"' {
+                            escaped = true;
+                            i += 2;
+                            continue;
+                        }
+                        break;
+                    }
+                    i += 1;
+                }
+                let text_end = i;
+                i += 1;
+                while i < end && (bytes[i] == b' ' || bytes[i] == b'\t') {
+                    i += 1;
+                }
+                if i < end && bytes[i] != b',' {
+                    return Err(Error::row(
+                        stream,
+                        number,
+                        char_column(raw, i),
+                        "expected a comma after the quoted field",
+                    ));
+                }
+                fields.push(FieldAt {
+                    at,
+                    start: text_start,
+                    end: text_end,
+                    quoted: true,
+                    escaped,
+                });
+            } else {
+                let j = bytes[i..end]
+                    .iter()
+                    .position(|&c| c == b',')
+                    .map_or(end, |k| i + k);
+                // Trailing white space (any, as `str::trim_end`); ASCII text needs no decoding.
+                let text_end = match bytes[i..j].last() {
+                    Some(&c) if c.is_ascii() && !c.is_ascii_whitespace() && c != 0x0b => j,
+                    _ => i + raw[i..j].trim_end().len(),
+                };
+                fields.push(FieldAt {
+                    at,
+                    start: i,
+                    end: text_end,
+                    quoted: false,
+                    escaped: false,
+                });
+                i = j;
             }
-            fields.push(Field {
-                text: s.into(),
-                quoted: true,
-                column: col_of(fstart),
-            });
-        } else {
-            let mut j = i;
-            while j < end && bytes[j] != b',' {
-                j += 1;
+            if i < end && bytes[i] == b',' {
+                i += 1;
+                continue;
             }
-            let text = raw[i..j].trim_end();
-            fields.push(Field {
-                text: text.into(),
-                quoted: false,
-                column: col_of(fstart),
-            });
-            i = j;
+            return Ok(());
         }
-        if i < end && bytes[i] == b',' {
-            i += 1;
-            continue;
-        }
-        break;
     }
-    Ok(fields)
+}
+
+/// The offset of the first character at or after `from` (before `end`) that is not white space
+/// (as `str::trim_start`), or `end`.
+fn leading_space(raw: &str, from: usize, end: usize) -> usize {
+    match raw.as_bytes().get(from) {
+        Some(&c) if from < end && c.is_ascii() && !c.is_ascii_whitespace() && c != 0x0b => from,
+        _ => end - raw[from..end].trim_start().len(),
+    }
+}
+
+/// The text of a field, its `""` unescaped (into `scratch`).
+fn field_text<'a>(raw: &'a str, f: &FieldAt, scratch: &'a mut String) -> &'a str {
+    let text = &raw[f.start..f.end];
+    if !f.escaped {
+        return text;
+    }
+    scratch.clear();
+    let mut rest = text;
+    while let Some(q) = rest.find("\"\"") {
+        scratch.push_str(&rest[..=q]);
+        rest = &rest[q + 2..];
+    }
+    scratch.push_str(rest);
+    scratch
+}
+
+/// The 1-based character column of a byte offset in a line (counted only for an error, so a
+/// line costs O(its length) however many fields it has).
+fn char_column(raw: &str, byte: usize) -> usize {
+    let byte = byte.min(raw.len());
+    raw.get(..byte).map_or(1, |s| s.chars().count() + 1)
+}
+
+/// A timestamp as [`parse_timestamp`] reads it, with a fast path for a plain integer of
+/// milliseconds (the form of almost every generated or pasted row).
+fn timestamp(text: &str) -> Result<i64, String> {
+    let b = text.as_bytes();
+    let (neg, digits) = match b.first() {
+        Some(b'-') => (true, &b[1..]),
+        Some(b'+') => (false, &b[1..]),
+        _ => (false, b),
+    };
+    // At most 16 digits cannot overflow; within ±2^53 (MAX_TYPED_MS) it is the value that
+    // `parse_duration` gives; anything else takes the full path (and its messages).
+    if !digits.is_empty() && digits.len() <= 16 && digits.iter().all(u8::is_ascii_digit) {
+        let v = digits
+            .iter()
+            .fold(0i64, |v, &d| v * 10 + i64::from(d - b'0'));
+        if v <= crate::time::MAX_TYPED_MS {
+            return Ok(if neg { -v } else { v });
+        }
+    }
+    parse_timestamp(text)
 }
 
 #[cfg(test)]

@@ -2,8 +2,9 @@
 //! keyBy routing and the arrival order of every row.
 
 use crate::error::Error;
+use crate::fasthash::FxHashMap;
 use crate::javahash::{java_hash_code, sql_key_hash};
-use crate::parse::{parse_stream, Entry, RowKind, Schema, Side};
+use crate::parse::{parse_stream, Entry, ParsedStream, RowKind, Schema, Side};
 use crate::partition::{
     default_max_parallelism, key_group_for_hash, subtask_for_key_group, KeyGroup, SubtaskIndex,
 };
@@ -12,7 +13,6 @@ use crate::scenario::{
 };
 use crate::value::{ColumnType, Value};
 use serde::Serialize;
-use std::collections::HashMap;
 
 /// Index of an input row in [`Plan::rows`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -302,7 +302,7 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
                 }
             }
         }
-        for e in &ps.entries {
+        for e in ps.entries.iter().filter(|_| !cols.is_empty()) {
             if let Entry::Data(r) = e {
                 if let Some(&c) = cols.iter().find(|&&c| r.values[c].is_null()) {
                     return Err(Error::row(&ps.schema.name, r.line as usize, 1, format!("the primary key column {:?} is NULL (a PRIMARY KEY column is NOT NULL)", ps.schema.columns[c].name)));
@@ -418,15 +418,20 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
         generators.push(g);
     }
 
-    // Rows, keys, routing.
-    let mut rows = Vec::new();
+    // Rows, keys, routing. The parsed rows are moved into the plan (their values are not
+    // copied), and a key is looked up by reference (cloned once, when it is new).
+    let total: usize = parsed.iter().map(|ps| ps.entries.len()).sum();
+    let mut rows = Vec::with_capacity(total);
     let mut keys: Vec<KeyInfo> = Vec::new();
-    let mut key_ids: HashMap<Value, KeyId> = HashMap::new();
+    let mut key_ids: FxHashMap<Value, KeyId> = FxHashMap::default();
     let mut per_stream: Vec<Vec<Arrival>> = vec![Vec::new(), Vec::new()];
     let mut expand: Option<crate::grouping_sets::Expand> = None;
-    for (si, ps) in parsed.iter().enumerate() {
+    let null = Value::Null;
+    let mut schemas = Vec::with_capacity(parsed.len());
+    for (si, ps) in parsed.into_iter().enumerate() {
+        let ParsedStream { schema, entries } = ps;
         let side = if si == 0 { Side::Left } else { Side::Right };
-        let name = &ps.schema.name;
+        let name = &schema.name;
         // A SQL window aggregation grouped by several columns is keyed by all of them (the
         // BinaryRowData of the GROUP BY keys); its key value is shown as a tuple.
         // With GROUPING SETS each row is copied once per set (the planner's Expand), every
@@ -443,7 +448,7 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
         {
             let mut cols = Vec::new();
             for k in &job.group.keys {
-                match ps.schema.columns.iter().position(|c| c.name == *k) {
+                match schema.columns.iter().position(|c| c.name == *k) {
                     Some(c) => cols.push(c),
                     None => {
                         return Err(Error::config(
@@ -457,40 +462,44 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
         } else {
             None
         };
+        // The versioned / dimension table (right) of a temporal or lookup join may be a
+        // changelog; probe rows are append-only.
+        let changelog_ok = op == OperatorKind::RegularJoin
+            || (side == Side::Right
+                && matches!(op, OperatorKind::TemporalJoin | OperatorKind::LookupJoin));
+        let key_col = schema.key.filter(|_| keyed);
+        let arrivals = &mut per_stream[si];
+        arrivals.reserve(entries.len());
         let mut rr = 0u32;
         let mut clock: Option<i64> = None;
-        for e in &ps.entries {
+        for e in entries {
             match e {
                 Entry::Data(r) => {
-                    // The versioned / dimension table (right) of a temporal or lookup join may
-                    // be a changelog; probe rows are append-only.
-                    let changelog_ok = op == OperatorKind::RegularJoin
-                        || (side == Side::Right
-                            && matches!(op, OperatorKind::TemporalJoin | OperatorKind::LookupJoin));
                     if r.kind != RowKind::Insert && !changelog_ok {
                         return Err(Error::row(name, r.line as usize, 1, format!("row kind {} is only accepted by the regular join and by the versioned or dimension table (right stream) of a temporal or lookup join (this input must be append-only)", r.kind.short())));
                     }
                     let group_key: Option<Vec<Value>> = group_cols
                         .as_ref()
                         .map(|cols| cols.iter().map(|&c| r.values[c].clone()).collect());
-                    let key_value = match (&group_key, ps.schema.key) {
-                        (Some(g), _) => composite_key(g),
-                        (None, Some(k)) if keyed => r.values[k].clone(),
-                        _ => Value::Null,
+                    let composite = group_key.as_deref().map(composite_key);
+                    let key_value = match (&composite, key_col) {
+                        (Some(c), _) => c,
+                        (None, Some(k)) => &r.values[k],
+                        _ => &null,
                     };
                     if keyed && !sql && key_value.is_null() {
-                        let col = ps.schema.key.unwrap_or(0);
+                        let col = schema.key.unwrap_or(0);
                         return Err(Error::row(
                             name,
                             r.line as usize,
                             1,
                             format!(
                                 "the key column {:?} is null; Flink's keyBy fails on a null key",
-                                ps.schema.columns[col].name
+                                schema.columns[col].name
                             ),
                         ));
                     }
-                    let key = match key_ids.get(&key_value) {
+                    let key = match key_ids.get(key_value) {
                         // Copied rows are keyed per copy (below).
                         _ if expand_sets.is_some() => KeyId(0),
                         Some(k) => *k,
@@ -503,9 +512,9 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
                             } else if let Some(g) = &group_key {
                                 sql_key_hash(g)
                             } else if sql {
-                                sql_key_hash(std::slice::from_ref(&key_value))
+                                sql_key_hash(std::slice::from_ref(key_value))
                             } else {
-                                java_hash_code(&key_value)
+                                java_hash_code(key_value)
                             };
                             let key_group = key_group_for_hash(hash, max_parallelism);
                             let subtask = subtask_for_key_group(
@@ -520,7 +529,7 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
                                 key_group,
                                 subtask,
                             });
-                            key_ids.insert(key_value, id);
+                            key_ids.insert(key_value.clone(), id);
                             id
                         }
                     };
@@ -591,14 +600,14 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
                         stream: side,
                         line: r.line,
                         kind: r.kind,
-                        values: r.values.clone(),
+                        values: r.values,
                         ts: r.ts,
                         key,
                         assigner,
                         subtask,
                         arrival,
                     });
-                    per_stream[si].push(Arrival::Row(id));
+                    arrivals.push(Arrival::Row(id));
                 }
                 Entry::Watermark {
                     line,
@@ -608,22 +617,23 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
                 } => {
                     let at = arrival.or(clock).unwrap_or(0);
                     clock = Some(at);
-                    let targets: Vec<u32> = match subtask {
-                        Some(s) => vec![*s],
-                        None => (0..p).collect(),
+                    let targets = match subtask {
+                        Some(s) => s..s + 1,
+                        None => 0..p,
                     };
                     for a in targets {
-                        per_stream[si].push(Arrival::Watermark {
+                        arrivals.push(Arrival::Watermark {
                             stream: side,
-                            line: *line,
+                            line,
                             assigner: a,
-                            value: *value,
+                            value,
                             arrival: at,
                         });
                     }
                 }
             }
         }
+        schemas.push(schema);
     }
 
     let arrival_key = |a: &Arrival| match a {
@@ -684,7 +694,7 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
     let plan = Plan {
         scenario: scenario.clone(),
         operator: op,
-        schemas: parsed.into_iter().map(|p| p.schema).collect(),
+        schemas,
         rows,
         keys,
         arrivals,

@@ -1,0 +1,130 @@
+//! The text path, native: parsing the rows text (`parse::parse_stream`) and building the plan
+//! from it (`plan::build`), timed apart, best of N in one process.
+//!
+//! ```text
+//! cargo bench --bench textpath -- [--rows N] [--reps R] [--inputs w1,paste]
+//! ```
+//!
+//! Inputs (`--rows N`, default 1,000,000):
+//! - `w1`: the rows of W1 (`workload::scenario`, interval join): N rows per stream, `key,id,ts`
+//!   with declared types (35 MB at N = 1M);
+//! - `paste`: the rows of the page's paste benchmark (`scripts/bench-page.mjs`): N rows in all,
+//!   N/2 per stream, `k7, 123, 1234` with an untyped string key (the type is inferred).
+//!
+//! Figures per input: `parse` (every stream through `parse_stream`), `build` (`plan::build`,
+//! which parses again and resolves the plan), and `plan` = build − parse (the plan's own cost,
+//! per row); each the least CPU time of the thread over the repetitions (the machine may be
+//! shared), with the least wall time beside it.
+
+use joinlab::parse::parse_stream;
+use joinlab::plan;
+use joinlab::scenario::Scenario;
+use joinlab::workload::{self, Gen, Job};
+use std::time::Instant;
+
+/// The rows of `scripts/bench-page.mjs` (`streamRows`): `n / 2` rows of one side.
+fn page_rows(n: u64, side: char) -> String {
+    let half = n / 2;
+    let mut out = String::with_capacity(half as usize * 20);
+    for i in 0..half {
+        let shift = if side == 'r' { 3 } else { 0 };
+        let jitter = (i * 7 + shift) % 5;
+        let ts = i * 10 + jitter + shift;
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&format!("k{}, {}, {}", i % 100, i, ts));
+    }
+    out
+}
+
+fn paste_scenario(n: u64) -> Scenario {
+    let text = serde_json::json!({
+        "title": format!("bench paste {n} rows"),
+        "job": { "operator": "interval_join", "interval": { "lower": -10, "upper": 10 } },
+        "streams": [
+            { "name": "l", "columns": ["k", "v:int", "ts"], "key": "k", "time": "ts", "rows": page_rows(n, 'l') },
+            { "name": "r", "columns": ["k", "v:int", "ts"], "key": "k", "time": "ts", "rows": page_rows(n, 'r') },
+        ],
+    })
+    .to_string();
+    Scenario::from_json(&text).expect("the paste scenario loads")
+}
+
+/// CPU time of this thread in seconds (`/proc/thread-self/schedstat`, nanoseconds): on a shared
+/// machine the wall time includes the time spent waiting for a core.
+fn cpu_s() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(f64::NAN, |ns| ns / 1e9)
+}
+
+/// The least CPU time and the least wall time of `reps` runs of `f`, and the size of its
+/// result (dropped after the clock stops: freeing the rows is not reading them).
+fn best<T>(reps: usize, mut f: impl FnMut() -> T, size: impl Fn(&T) -> usize) -> (f64, f64, usize) {
+    let (mut cpu, mut wall) = (f64::INFINITY, f64::INFINITY);
+    let mut out = 0;
+    for _ in 0..reps {
+        let (c, t) = (cpu_s(), Instant::now());
+        let v = f();
+        wall = wall.min(t.elapsed().as_secs_f64());
+        cpu = cpu.min(cpu_s() - c);
+        out = size(&v);
+        drop(v);
+    }
+    (cpu, wall, out)
+}
+
+fn main() {
+    let argv: Vec<String> = std::env::args().collect();
+    let arg = |name: &str| {
+        argv.iter()
+            .position(|a| a == name)
+            .and_then(|i| argv.get(i + 1))
+            .cloned()
+    };
+    let n: u64 = arg("--rows").map_or(1_000_000, |v| v.parse().expect("--rows N"));
+    let reps: usize = arg("--reps").map_or(5, |v| v.parse().expect("--reps R"));
+    let inputs = arg("--inputs").unwrap_or_else(|| "w1,paste".into());
+    println!("Times are the least CPU time of the thread over {reps} runs (least wall time in brackets).\n");
+    println!("| input | rows | text | parse | parse MB/s | plan::build | plan (build − parse) | plan ns/row |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for input in inputs.split(',') {
+        let sc = match input {
+            "w1" => workload::scenario(Job::IntervalJoin, &Gen::reference(n), 1),
+            "paste" => paste_scenario(n),
+            other => panic!("unknown input {other:?} (w1, paste)"),
+        };
+        let bytes: usize = sc.streams.iter().map(|s| s.rows.len()).sum();
+        let p = sc.job.parallelism;
+        let (parse_s, parse_wall, rows) = best(
+            reps,
+            || {
+                sc.streams
+                    .iter()
+                    .map(|s| parse_stream(s, p).expect("parses"))
+                    .collect::<Vec<_>>()
+            },
+            |v| v.iter().map(|s| s.entries.len()).sum(),
+        );
+        let (build_s, build_wall, built) = best(
+            reps,
+            || plan::build(&sc, workload::limits()).expect("builds"),
+            |plan| plan.rows.len(),
+        );
+        assert_eq!(rows, built, "every entry of these inputs is a data row");
+        let plan_s = build_s - parse_s;
+        println!(
+            "| {input} | {rows} | {:.1} MB | {:.1} ms ({:.1}) | {:.0} | {:.1} ms ({:.1}) | {:.1} ms | {:.1} |",
+            bytes as f64 / 1e6,
+            parse_s * 1e3,
+            parse_wall * 1e3,
+            bytes as f64 / 1e6 / parse_s,
+            build_s * 1e3,
+            build_wall * 1e3,
+            plan_s * 1e3,
+            plan_s * 1e9 / rows as f64,
+        );
+    }
+}
