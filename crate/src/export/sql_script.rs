@@ -5,9 +5,12 @@
 //! watermarks (as in `flink_sql.rs`) and become a view with the script's column names: the
 //! record timestamp is the rowtime attribute under the time column's name
 //! (`columnByMetadata("rowtime")` + `SOURCE_WATERMARK()`, a `TIMESTAMP_LTZ(3)`), or
-//! `PROCTIME()` for a processing-time table. The query is the script's query, verbatim;
-//! `toChangelogStream` gives each result row with its row kind, printed as the values of the
-//! query's columns (timestamps as `YYYY-MM-DD HH:MM:SS.sss`, UTC).
+//! `PROCTIME()` for a processing-time table. The query is the script's query, verbatim, run
+//! the way Flink's SQL client runs it: `executeSql(query).collect()`, each row with its row
+//! kind, printed as the values of the query's columns (timestamps as
+//! `YYYY-MM-DD HH:MM:SS.sss`, UTC). The collect sink has no subtask: results print with
+//! subtask `-` and `compare.py` compares them without one. (`toChangelogStream` would reject
+//! a result with more than one rowtime column, e.g. `SELECT *` of a window semi join.)
 
 use super::{assemble, jstr, sql_bounds, JobParts, Shape};
 use crate::error::Error;
@@ -96,14 +99,35 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
         );
         let _ = writeln!(m, "        tEnv.executeSql({});", jstr(&view));
     }
-    let _ = writeln!(m, "        Table result = tEnv.sqlQuery({});", jstr(&query));
+    // As Flink's SQL client runs a query: executeSql(query).collect(), each row with its row
+    // kind. The collect sink has no subtask, so results print with subtask '-'. The job runs
+    // on a MiniCluster of its own (executeSql submits through the environment's executor),
+    // whose metric reporter the pacer reads.
     let _ = writeln!(
         m,
-        "        DataStream<Row> changes = tEnv.toChangelogStream(result);"
+        "        if (System.getProperties().get(\"joinlab.minicluster\") != null) {{"
     );
-    let _ = writeln!(m, "        changes.process(new ShowValues()).setParallelism(OPERATOR_PARALLELISM).sinkTo(new Rt.Print()).setParallelism(OPERATOR_PARALLELISM).name(\"print changelog\");");
+    let _ = writeln!(m, "            Rt.installReporter();");
+    let _ = writeln!(m, "        }}");
+    let _ = writeln!(
+        m,
+        "        TableResult result = tEnv.executeSql({});",
+        jstr(&query)
+    );
+    let _ = writeln!(
+        m,
+        "        try (CloseableIterator<Row> it = result.collect()) {{"
+    );
+    let _ = writeln!(m, "            while (it.hasNext()) {{");
+    let _ = writeln!(m, "                Row row = it.next();");
+    let _ = writeln!(m, "                System.out.println(\"JL|OUT|-|\" + row.getKind().shortString() + \"|\" + Rt.ts(Long.MIN_VALUE) + \"|\" + ShowValues.values(row) + \"|null|-\" + (Rt.EV_EXPECT.length > 0 && Rt.EV_EXPECT[0] >= 0 ? \"|step=\" + Rt.RELEASED : \"\"));");
+    let _ = writeln!(m, "                Rt.OUT_COUNT.incrementAndGet();");
+    let _ = writeln!(m, "            }}");
+    let _ = writeln!(m, "        }}");
+    let _ = writeln!(m, "        System.out.flush();");
+    let _ = writeln!(m, "        Rt.COLLECTED = true;");
     let c = r#"    /** Prints each change with its row kind and the query's values. */
-    static final class ShowValues extends ProcessFunction<Row, String> {
+    static final class ShowValues {
         static final java.time.format.DateTimeFormatter F =
                 java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS");
 
@@ -117,11 +141,7 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
             return Rt.json(v);
         }
 
-        @Override
-        public void processElement(Row row, Context ctx, Collector<String> out) {
-            // No record timestamp: toChangelogStream sets it from a rowtime column left in
-            // the result, which is not part of the rows the SQL client shows.
-            String ts = Rt.ts(Long.MIN_VALUE);
+        static String values(Row row) {
             StringBuilder b = new StringBuilder("[");
             for (int i = 0; i < row.getArity(); i++) {
                 if (i > 0) {
@@ -129,8 +149,7 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
                 }
                 b.append(value(row.getField(i)));
             }
-            b.append(']');
-            out.collect("JL|OUT|" + Rt.subtask(getRuntimeContext()) + "|" + row.getKind().shortString() + "|" + ts + "|" + b + "|null|-");
+            return b.append(']').toString();
         }
     }
 
@@ -144,10 +163,10 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
     };
     let parts = JobParts {
         imports: vec![
-            "import org.apache.flink.streaming.api.functions.ProcessFunction;".into(),
+            "import org.apache.flink.table.api.TableResult;".into(),
+            "import org.apache.flink.util.CloseableIterator;".into(),
             "import org.apache.flink.table.api.DataTypes;".into(),
             "import org.apache.flink.table.api.Schema;".into(),
-            "import org.apache.flink.table.api.Table;".into(),
             "import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;".into(),
         ],
         summary: vec![format!("The script's query, as written: {query}")],
