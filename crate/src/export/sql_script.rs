@@ -55,10 +55,19 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
     for (i, s) in plan.schemas.iter().enumerate() {
         let v = &vars[i];
         let src_name = format!("jl_src_{i}");
+        // A regular join's tables may carry -U/+U/-D rows and a primary key: a changelog
+        // table (ChangelogMode.all(): no ChangelogNormalize, the join reads the rows as typed,
+        // as in flink_sql.rs).
+        let changelog = plan.operator == OperatorKind::RegularJoin;
         let _ = writeln!(
             m,
-            "        tEnv.createTemporaryView({}, tEnv.fromDataStream({v}, Schema.newBuilder()",
-            jstr(&src_name)
+            "        tEnv.createTemporaryView({}, tEnv.{}({v}, Schema.newBuilder()",
+            jstr(&src_name),
+            if changelog {
+                "fromChangelogStream"
+            } else {
+                "fromDataStream"
+            }
         );
         if proctime {
             let _ = writeln!(
@@ -72,7 +81,16 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
                 "                .watermark(\"jl_time\", \"SOURCE_WATERMARK()\")"
             );
         }
-        let _ = writeln!(m, "                .build()));");
+        let pk = &sc.streams[i].primary_key;
+        if changelog && !pk.is_empty() {
+            let cols: Vec<String> = pk.iter().map(|c| jstr(c.trim())).collect();
+            let _ = writeln!(m, "                .primaryKey({})", cols.join(", "));
+        }
+        if changelog {
+            let _ = writeln!(m, "                .build(), ChangelogMode.all()));");
+        } else {
+            let _ = writeln!(m, "                .build()));");
+        }
         // The view: the script's columns in order, the time column being the attribute.
         let mut cols: Vec<String> = s
             .columns
@@ -98,6 +116,14 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
             src_name
         );
         let _ = writeln!(m, "        tEnv.executeSql({});", jstr(&view));
+    }
+    let window_join = plan.operator == OperatorKind::WindowTvfJoin;
+    if window_join {
+        // Each row reaches the window join once per window its TVF gives it.
+        let _ = writeln!(
+            m,
+            "        Rt.ROW_WEIGHT = (s, row) -> windowCount((Long) row.getField(TIME_COLUMN[s]));"
+        );
     }
     // As Flink's SQL client runs a query: executeSql(query).collect(), each row with its row
     // kind. The collect sink has no subtask, so results print with subtask '-'. The job runs
@@ -126,7 +152,7 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
     let _ = writeln!(m, "        }}");
     let _ = writeln!(m, "        System.out.flush();");
     let _ = writeln!(m, "        Rt.COLLECTED = true;");
-    let c = r#"    /** Prints each change with its row kind and the query's values. */
+    let mut c = r#"    /** Prints each change with its row kind and the query's values. */
     static final class ShowValues {
         static final java.time.format.DateTimeFormatter F =
                 java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS");
@@ -158,12 +184,17 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
     let (delay, op_name) = if interval_join {
         let (lo, hi) = sql_bounds(plan);
         ((-lo).max(hi).max(0), "IntervalJoin")
+    } else if window_join {
+        let tvf = crate::tvf::Tvf::of(&job.tvf, "job.tvf").map_err(|(f, m)| Error::config(f, m))?;
+        c.push_str(&super::flink_sql_window_join::window_count_helpers(tvf));
+        (0, "WindowJoin")
     } else {
         (0, "Join")
     };
     let parts = JobParts {
         imports: vec![
             "import org.apache.flink.table.api.TableResult;".into(),
+            "import org.apache.flink.table.connector.ChangelogMode;".into(),
             "import org.apache.flink.util.CloseableIterator;".into(),
             "import org.apache.flink.table.api.DataTypes;".into(),
             "import org.apache.flink.table.api.Schema;".into(),
