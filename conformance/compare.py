@@ -58,6 +58,9 @@ def engine_records(e):
         w = o.get("window")
         # A SQL script's outputs are its query's values (the Flink job prints them the same way).
         left, right = (norm(o["values"]), None) if "values" in o else (row(o.get("left")), row(o.get("right")))
+        if "values" in o:
+            # A script's query gives its window columns among the values, not as a window.
+            w = None
         out["outputs"].append((o["subtask"], (o["kind"], norm(ts), left, right, norm(w)), o.get("step") == last))
     for w in e.get("windows", []):
         firing = w.get("firing") if e.get("_compare_firing", True) else None

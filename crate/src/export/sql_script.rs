@@ -150,6 +150,10 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
     let _ = writeln!(m, "                Rt.OUT_COUNT.incrementAndGet();");
     let _ = writeln!(m, "            }}");
     let _ = writeln!(m, "        }}");
+    // The operator's late counters (a window join drops late copies without a side output).
+    let _ = writeln!(m, "        for (java.util.Map.Entry<String, Counter> e : new java.util.TreeMap<>(Rt.OP_LATE).entrySet()) {{");
+    let _ = writeln!(m, "            System.out.println(\"JL|LATECOUNT|\" + e.getKey() + \"|\" + e.getValue().getCount());");
+    let _ = writeln!(m, "        }}");
     let _ = writeln!(m, "        System.out.flush();");
     let _ = writeln!(m, "        Rt.COLLECTED = true;");
     let mut c = r#"    /** Prints each change with its row kind and the query's values. */
