@@ -125,6 +125,26 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
             "        Rt.ROW_WEIGHT = (s, row) -> windowCount((Long) row.getField(TIME_COLUMN[s]));"
         );
     }
+    // Rows a pushed-down WHERE rejects never reach the join (they still move their table's
+    // watermark): the pacer must not wait for them. ROWS[s] is stream s's rows in the plan's
+    // order; equal rows get the same verdict, so the first equal one's index is enough.
+    let rejected = crate::sql::eval::filtered(plan);
+    let mut per_stream: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
+    let mut seen = [0usize; 2];
+    for (id, r) in plan.rows.iter().enumerate() {
+        let si = r.stream.index().min(1);
+        if rejected.get(id).copied().unwrap_or(false) {
+            per_stream[si].push(seen[si]);
+        }
+        seen[si] += 1;
+    }
+    let has_rejected = per_stream.iter().any(|v| !v.is_empty());
+    if has_rejected {
+        let _ = writeln!(
+            m,
+            "        Rt.ROW_WEIGHT = (s, row) -> rejectedByWhere(s, row) ? 0 : 1;"
+        );
+    }
     // As Flink's SQL client runs a query: executeSql(query).collect(), each row with its row
     // kind. The collect sink has no subtask, so results print with subtask '-'. The job runs
     // on a MiniCluster of its own (executeSql submits through the environment's executor),
@@ -185,6 +205,41 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
 
 "#
     .to_string();
+    if has_rejected {
+        let lists: Vec<String> = per_stream
+            .iter()
+            .map(|v| {
+                format!(
+                    "{{{}}}",
+                    v.iter()
+                        .map(|i| i.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            c,
+            "    /** Each stream's rows (indices) the query's WHERE rejects before the join. */"
+        );
+        let _ = writeln!(
+            c,
+            "    static final int[][] REJECTED_BY_WHERE = {{{}}};\n",
+            lists.join(", ")
+        );
+        let _ = writeln!(c, "    static boolean rejectedByWhere(int s, Row row) {{");
+        let _ = writeln!(
+            c,
+            "        int i = java.util.Arrays.asList(Rt.ROWS[s]).indexOf(row);"
+        );
+        let _ = writeln!(c, "        for (int r : REJECTED_BY_WHERE[s]) {{");
+        let _ = writeln!(c, "            if (r == i) {{");
+        let _ = writeln!(c, "                return true;");
+        let _ = writeln!(c, "            }}");
+        let _ = writeln!(c, "        }}");
+        let _ = writeln!(c, "        return false;");
+        let _ = writeln!(c, "    }}\n");
+    }
     let (delay, op_name) = if interval_join {
         let (lo, hi) = sql_bounds(plan);
         ((-lo).max(hi).max(0), "IntervalJoin")
