@@ -317,6 +317,7 @@ def main():
     ap.add_argument("--shrink-seconds", type=int, default=900)
     ap.add_argument("--no-shrink", action="store_true")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--scripts", action="store_true", help="also run the SQL gallery scenarios as scripts (joinlab sql), with their query text")
     args = ap.parse_args()
     JOINLAB[0] = args.joinlab
     t_start = time.time()
@@ -338,6 +339,25 @@ def main():
         # Flink SQL scripts run with the user's own query text.
         for p in sorted(glob.glob(os.path.join(ROOT, "scenarios", "*.sql"))):
             cases.append(Case(p, "gallery"))
+    if args.scripts:
+        # The SQL gallery scenarios as the scripts `joinlab sql` prints, run like the gallery's
+        # scripts (the operators the script job's pacer watches: interval and regular joins).
+        sdir = os.path.join(work, "scripts")
+        os.makedirs(sdir, exist_ok=True)
+        for p in sorted(glob.glob(os.path.join(ROOT, "scenarios", "*.json"))):
+            if p.endswith(".expected.json"):
+                continue
+            op = json.load(open(p)).get("job", {}).get("operator")
+            if op not in ("sql_interval_join", "regular_join"):
+                continue
+            r = sh([args.joinlab, "sql", p])
+            if r.returncode != 0:
+                log(f"{p}: no script: {r.stderr.strip()}")
+                continue
+            q = os.path.join(sdir, "script-" + os.path.basename(p)[: -len(".json")] + ".sql")
+            with open(q, "w", encoding="utf-8") as f:
+                f.write(r.stdout)
+            cases.append(Case(q, "script"))
     if args.random:
         rdir = os.path.join(work, "random")
         gen = [args.joinlab, "gen", "--seed", str(args.seed), "--count", str(args.random), "--out", rdir]

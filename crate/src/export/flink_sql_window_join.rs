@@ -142,60 +142,7 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
         "        Rt.ROW_WEIGHT = (s, row) -> windowCount((Long) row.getField(TIME_COLUMN[s]));"
     );
     let _ = writeln!(m, "        changes.process(new Show({}, {})).setParallelism(OPERATOR_PARALLELISM).sinkTo(new Rt.Print()).setParallelism(OPERATOR_PARALLELISM).name(\"print changelog\");", l.columns.len(), if semi { 0 } else { r.columns.len() });
-    let mut c = String::new();
-    let (kind, a, b, off) = match tvf {
-        Tvf::Tumble { size, offset } => (0, size, 0, offset),
-        Tvf::Hop {
-            size,
-            slide,
-            offset,
-        } => (1, size, slide, offset),
-        Tvf::Cumulate {
-            max_size,
-            step,
-            offset,
-        } => (2, max_size, step, offset),
-    };
-    let _ = writeln!(c, "    /** TimeWindow.getWindowStartWithOffset. */");
-    let _ = writeln!(
-        c,
-        "    static long windowStart(long ts, long offset, long size) {{"
-    );
-    let _ = writeln!(c, "        long rem = (ts - offset) % size;");
-    let _ = writeln!(c, "        return rem < 0 ? ts - (rem + size) : ts - rem;");
-    let _ = writeln!(c, "    }}\n");
-    let _ = writeln!(
-        c,
-        "    /** How many windows the TVF gives a row with rowtime ts (its assigner's loop). */"
-    );
-    let _ = writeln!(c, "    static long windowCount(long ts) {{");
-    let _ = writeln!(c, "        final int kind = {kind};");
-    let _ = writeln!(c, "        final long a = {a}L, b = {b}L, offset = {off}L;");
-    let _ = writeln!(c, "        if (kind == 0) {{");
-    let _ = writeln!(c, "            return 1;");
-    let _ = writeln!(c, "        }}");
-    let _ = writeln!(c, "        long n = 0;");
-    let _ = writeln!(
-        c,
-        "        if (kind == 1) {{ // SlidingWindowAssigner: size a, slide b"
-    );
-    let _ = writeln!(
-        c,
-        "            for (long s = windowStart(ts, offset, b); s > ts - a; s -= b) {{"
-    );
-    let _ = writeln!(c, "                n++;");
-    let _ = writeln!(c, "            }}");
-    let _ = writeln!(c, "            return n;");
-    let _ = writeln!(c, "        }}");
-    let _ = writeln!(c, "        long ws = windowStart(ts, offset, a); // CumulativeWindowAssigner: max size a, step b");
-    let _ = writeln!(
-        c,
-        "        for (long e = windowStart(ts, offset, b) + b; e <= ws + a; e += b) {{"
-    );
-    let _ = writeln!(c, "            n++;");
-    let _ = writeln!(c, "        }}");
-    let _ = writeln!(c, "        return n;");
-    let _ = writeln!(c, "    }}\n");
+    let mut c = window_count_helpers(tvf);
     let _ = writeln!(
         c,
         "    /** Prints each result: the left row, the right row (null when padded), the window. */"
@@ -266,4 +213,64 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
         classes: c,
     };
     assemble(plan, class_name, parts)
+}
+
+/// `windowStart` and `windowCount` (Java): how many windows the TVF gives a row, for the
+/// pacer's `Rt.ROW_WEIGHT` (each windowed copy is one record at the join).
+pub(crate) fn window_count_helpers(tvf: Tvf) -> String {
+    let mut c = String::new();
+    let (kind, a, b, off) = match tvf {
+        Tvf::Tumble { size, offset } => (0, size, 0, offset),
+        Tvf::Hop {
+            size,
+            slide,
+            offset,
+        } => (1, size, slide, offset),
+        Tvf::Cumulate {
+            max_size,
+            step,
+            offset,
+        } => (2, max_size, step, offset),
+    };
+    let _ = writeln!(c, "    /** TimeWindow.getWindowStartWithOffset. */");
+    let _ = writeln!(
+        c,
+        "    static long windowStart(long ts, long offset, long size) {{"
+    );
+    let _ = writeln!(c, "        long rem = (ts - offset) % size;");
+    let _ = writeln!(c, "        return rem < 0 ? ts - (rem + size) : ts - rem;");
+    let _ = writeln!(c, "    }}\n");
+    let _ = writeln!(
+        c,
+        "    /** How many windows the TVF gives a row with rowtime ts (its assigner's loop). */"
+    );
+    let _ = writeln!(c, "    static long windowCount(long ts) {{");
+    let _ = writeln!(c, "        final int kind = {kind};");
+    let _ = writeln!(c, "        final long a = {a}L, b = {b}L, offset = {off}L;");
+    let _ = writeln!(c, "        if (kind == 0) {{");
+    let _ = writeln!(c, "            return 1;");
+    let _ = writeln!(c, "        }}");
+    let _ = writeln!(c, "        long n = 0;");
+    let _ = writeln!(
+        c,
+        "        if (kind == 1) {{ // SlidingWindowAssigner: size a, slide b"
+    );
+    let _ = writeln!(
+        c,
+        "            for (long s = windowStart(ts, offset, b); s > ts - a; s -= b) {{"
+    );
+    let _ = writeln!(c, "                n++;");
+    let _ = writeln!(c, "            }}");
+    let _ = writeln!(c, "            return n;");
+    let _ = writeln!(c, "        }}");
+    let _ = writeln!(c, "        long ws = windowStart(ts, offset, a); // CumulativeWindowAssigner: max size a, step b");
+    let _ = writeln!(
+        c,
+        "        for (long e = windowStart(ts, offset, b) + b; e <= ws + a; e += b) {{"
+    );
+    let _ = writeln!(c, "            n++;");
+    let _ = writeln!(c, "        }}");
+    let _ = writeln!(c, "        return n;");
+    let _ = writeln!(c, "    }}\n");
+    c
 }

@@ -5,9 +5,12 @@
 //! watermarks (as in `flink_sql.rs`) and become a view with the script's column names: the
 //! record timestamp is the rowtime attribute under the time column's name
 //! (`columnByMetadata("rowtime")` + `SOURCE_WATERMARK()`, a `TIMESTAMP_LTZ(3)`), or
-//! `PROCTIME()` for a processing-time table. The query is the script's query, verbatim;
-//! `toChangelogStream` gives each result row with its row kind, printed as the values of the
-//! query's columns (timestamps as `YYYY-MM-DD HH:MM:SS.sss`, UTC).
+//! `PROCTIME()` for a processing-time table. The query is the script's query, verbatim, run
+//! the way Flink's SQL client runs it: `executeSql(query).collect()`, each row with its row
+//! kind, printed as the values of the query's columns (timestamps as
+//! `YYYY-MM-DD HH:MM:SS.sss`, UTC). The collect sink has no subtask: results print with
+//! subtask `-` and `compare.py` compares them without one. (`toChangelogStream` would reject
+//! a result with more than one rowtime column, e.g. `SELECT *` of a window semi join.)
 
 use super::{assemble, jstr, sql_bounds, JobParts, Shape};
 use crate::error::Error;
@@ -103,10 +106,19 @@ pub(crate) fn generate(
     for (i, s) in plan.schemas.iter().enumerate() {
         let v = &vars[i];
         let src_name = format!("jl_src_{i}");
+        // A regular join's tables may carry -U/+U/-D rows and a primary key: a changelog
+        // table (ChangelogMode.all(): no ChangelogNormalize, the join reads the rows as typed,
+        // as in flink_sql.rs).
+        let changelog = plan.operator == OperatorKind::RegularJoin;
         let _ = writeln!(
             m,
-            "        tEnv.createTemporaryView({}, tEnv.fromDataStream({v}, Schema.newBuilder()",
-            jstr(&src_name)
+            "        tEnv.createTemporaryView({}, tEnv.{}({v}, Schema.newBuilder()",
+            jstr(&src_name),
+            if changelog {
+                "fromChangelogStream"
+            } else {
+                "fromDataStream"
+            }
         );
         if proctime {
             let _ = writeln!(
@@ -120,7 +132,16 @@ pub(crate) fn generate(
                 "                .watermark(\"jl_time\", \"SOURCE_WATERMARK()\")"
             );
         }
-        let _ = writeln!(m, "                .build()));");
+        let pk = &sc.streams[i].primary_key;
+        if changelog && !pk.is_empty() {
+            let cols: Vec<String> = pk.iter().map(|c| jstr(c.trim())).collect();
+            let _ = writeln!(m, "                .primaryKey({})", cols.join(", "));
+        }
+        if changelog {
+            let _ = writeln!(m, "                .build(), ChangelogMode.all()));");
+        } else {
+            let _ = writeln!(m, "                .build()));");
+        }
         // The view: the script's columns in order, the time column being the attribute.
         let mut cols: Vec<String> = s
             .columns
@@ -150,14 +171,67 @@ pub(crate) fn generate(
         );
         let _ = writeln!(m, "        tEnv.executeSql({});", jstr(&view));
     }
-    let _ = writeln!(m, "        Table result = tEnv.sqlQuery({});", jstr(&query));
+    let window_join = plan.operator == OperatorKind::WindowTvfJoin;
+    if window_join {
+        // Each row reaches the window join once per window its TVF gives it.
+        let _ = writeln!(
+            m,
+            "        Rt.ROW_WEIGHT = (s, row) -> windowCount((Long) row.getField(TIME_COLUMN[s]));"
+        );
+    }
+    // Rows a pushed-down WHERE rejects never reach the join (they still move their table's
+    // watermark): the pacer must not wait for them. ROWS[s] is stream s's rows in the plan's
+    // order; equal rows get the same verdict, so the first equal one's index is enough.
+    let rejected = crate::sql::eval::filtered(plan);
+    let mut per_stream: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
+    let mut seen = [0usize; 2];
+    for (id, r) in plan.rows.iter().enumerate() {
+        let si = r.stream.index().min(1);
+        if rejected.get(id).copied().unwrap_or(false) {
+            per_stream[si].push(seen[si]);
+        }
+        seen[si] += 1;
+    }
+    let has_rejected = per_stream.iter().any(|v| !v.is_empty());
+    if has_rejected {
+        let _ = writeln!(
+            m,
+            "        Rt.ROW_WEIGHT = (s, row) -> rejectedByWhere(s, row) ? 0 : 1;"
+        );
+    }
+    // As Flink's SQL client runs a query: executeSql(query).collect(), each row with its row
+    // kind. The collect sink has no subtask, so results print with subtask '-'. The job runs
+    // on a MiniCluster of its own (executeSql submits through the environment's executor),
+    // whose metric reporter the pacer reads.
     let _ = writeln!(
         m,
-        "        DataStream<Row> changes = tEnv.toChangelogStream(result);"
+        "        if (System.getProperties().get(\"joinlab.minicluster\") != null) {{"
     );
-    let _ = writeln!(m, "        changes.process(new ShowValues()).setParallelism(OPERATOR_PARALLELISM).sinkTo(new Rt.Print()).setParallelism(OPERATOR_PARALLELISM).name(\"print changelog\");");
-    let c = r#"    /** Prints each change with its row kind and the query's values. */
-    static final class ShowValues extends ProcessFunction<Row, String> {
+    let _ = writeln!(m, "            Rt.installReporter();");
+    let _ = writeln!(m, "        }}");
+    let _ = writeln!(
+        m,
+        "        TableResult result = tEnv.executeSql({});",
+        jstr(&query)
+    );
+    let _ = writeln!(
+        m,
+        "        try (CloseableIterator<Row> it = result.collect()) {{"
+    );
+    let _ = writeln!(m, "            while (it.hasNext()) {{");
+    let _ = writeln!(m, "                Row row = it.next();");
+    let _ = writeln!(m, "                System.out.println(\"JL|OUT|-|\" + row.getKind().shortString() + \"|\" + Rt.ts(Long.MIN_VALUE) + \"|\" + ShowValues.values(row) + \"|null|-\" + (Rt.EV_EXPECT.length > 0 && Rt.EV_EXPECT[0] >= 0 ? \"|step=\" + Rt.RELEASED : \"\"));");
+    let _ = writeln!(m, "                Rt.OUT_COUNT.incrementAndGet();");
+    let _ = writeln!(m, "            }}");
+    let _ = writeln!(m, "        }}");
+    // The operator's late counters (a window join drops late copies without a side output).
+    let _ = writeln!(m, "        for (java.util.Map.Entry<String, Counter> e : new java.util.TreeMap<>(Rt.OP_LATE).entrySet()) {{");
+    let _ = writeln!(m, "            System.out.println(\"JL|LATECOUNT|\" + e.getKey() + \"|\" + e.getValue().getCount());");
+    let _ = writeln!(m, "        }}");
+    let _ = writeln!(m, "        System.out.flush();");
+    let _ = writeln!(m, "        Rt.COLLECTED = true;");
+    let mut c = r#"    /** Prints each change with its row kind and the query's values. */
+    static final class ShowValues {
         static final java.time.format.DateTimeFormatter F =
                 java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS");
 
@@ -171,11 +245,7 @@ pub(crate) fn generate(
             return Rt.json(v);
         }
 
-        @Override
-        public void processElement(Row row, Context ctx, Collector<String> out) {
-            // No record timestamp: toChangelogStream sets it from a rowtime column left in
-            // the result, which is not part of the rows the SQL client shows.
-            String ts = Rt.ts(Long.MIN_VALUE);
+        static String values(Row row) {
             StringBuilder b = new StringBuilder("[");
             for (int i = 0; i < row.getArity(); i++) {
                 if (i > 0) {
@@ -183,25 +253,64 @@ pub(crate) fn generate(
                 }
                 b.append(value(row.getField(i)));
             }
-            b.append(']');
-            out.collect("JL|OUT|" + Rt.subtask(getRuntimeContext()) + "|" + row.getKind().shortString() + "|" + ts + "|" + b + "|null|-");
+            return b.append(']').toString();
         }
     }
 
 "#
     .to_string();
+    if has_rejected {
+        let lists: Vec<String> = per_stream
+            .iter()
+            .map(|v| {
+                format!(
+                    "{{{}}}",
+                    v.iter()
+                        .map(|i| i.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            c,
+            "    /** Each stream's rows (indices) the query's WHERE rejects before the join. */"
+        );
+        let _ = writeln!(
+            c,
+            "    static final int[][] REJECTED_BY_WHERE = {{{}}};\n",
+            lists.join(", ")
+        );
+        let _ = writeln!(c, "    static boolean rejectedByWhere(int s, Row row) {{");
+        let _ = writeln!(
+            c,
+            "        int i = java.util.Arrays.asList(Rt.ROWS[s]).indexOf(row);"
+        );
+        let _ = writeln!(c, "        for (int r : REJECTED_BY_WHERE[s]) {{");
+        let _ = writeln!(c, "            if (r == i) {{");
+        let _ = writeln!(c, "                return true;");
+        let _ = writeln!(c, "            }}");
+        let _ = writeln!(c, "        }}");
+        let _ = writeln!(c, "        return false;");
+        let _ = writeln!(c, "    }}\n");
+    }
     let (delay, op_name) = if interval_join {
         let (lo, hi) = sql_bounds(plan);
         ((-lo).max(hi).max(0), "IntervalJoin")
+    } else if window_join {
+        let tvf = crate::tvf::Tvf::of(&job.tvf, "job.tvf").map_err(|(f, m)| Error::config(f, m))?;
+        c.push_str(&super::flink_sql_window_join::window_count_helpers(tvf));
+        (0, "WindowJoin")
     } else {
         (0, "Join")
     };
     let parts = JobParts {
         imports: vec![
-            "import org.apache.flink.streaming.api.functions.ProcessFunction;".into(),
+            "import org.apache.flink.table.api.TableResult;".into(),
+            "import org.apache.flink.table.connector.ChangelogMode;".into(),
+            "import org.apache.flink.util.CloseableIterator;".into(),
             "import org.apache.flink.table.api.DataTypes;".into(),
             "import org.apache.flink.table.api.Schema;".into(),
-            "import org.apache.flink.table.api.Table;".into(),
             "import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;".into(),
         ],
         summary: vec![format!("The script's query, as written: {query}")],

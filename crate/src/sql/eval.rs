@@ -14,11 +14,19 @@ struct Inputs {
 
 impl Inputs {
     fn of(plan: &Plan) -> Inputs {
+        // A window join's inputs carry the window TVF's columns after their own.
+        let windowed = plan.scenario.job.operator == crate::scenario::OperatorKind::WindowTvfJoin;
         Inputs {
             cols: plan
                 .schemas
                 .iter()
-                .map(|s| s.columns.iter().map(|c| c.name.clone()).collect())
+                .map(|s| {
+                    let mut c: Vec<String> = s.columns.iter().map(|c| c.name.clone()).collect();
+                    if windowed {
+                        c.extend(super::window_join::WINDOW_COLUMNS.map(String::from));
+                    }
+                    c
+                })
                 .collect(),
             time: [
                 plan.schemas.first().and_then(|s| s.time),
@@ -46,9 +54,14 @@ pub fn project(plan: &Plan, result: &mut RunResult) {
     }
     let inputs = Inputs::of(plan);
     let (columns, time) = (inputs.columns(), inputs.time);
+    // A semi or anti join gives the left input's columns only.
+    let semi = matches!(
+        plan.scenario.job.sql.join,
+        crate::scenario::JoinType::Semi | crate::scenario::JoinType::Anti
+    ) && plan.scenario.job.operator == crate::scenario::OperatorKind::WindowTvfJoin;
     let items: Vec<(super::ir::SqlExpr, String)> = if q.select.is_empty() {
         let mut v = Vec::new();
-        for (side, cs) in columns.iter().enumerate() {
+        for (side, cs) in columns.iter().enumerate().take(if semi { 1 } else { 2 }) {
             for c in cs.iter() {
                 v.push((
                     super::ir::SqlExpr::Col {
@@ -90,6 +103,7 @@ pub fn project(plan: &Plan, result: &mut RunResult) {
                 o.right.as_ref().map(|r| &r.values[..]),
             ],
             time,
+            window: o.window,
         };
         o.values = Some(
             items
@@ -153,6 +167,7 @@ pub fn filtered(plan: &Plan) -> Vec<bool> {
                 columns,
                 values,
                 time,
+                window: None,
             };
             !matches!(
                 p.eval(&view),

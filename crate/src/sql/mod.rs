@@ -11,6 +11,7 @@ pub mod ir;
 pub mod print;
 pub mod script;
 pub mod tvf;
+pub mod window_join;
 
 use crate::scenario::Scenario;
 use serde::Serialize;

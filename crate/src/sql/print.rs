@@ -175,10 +175,7 @@ pub fn script(sc: &Scenario) -> Result<String, Error> {
     match job.operator {
         OperatorKind::SqlIntervalJoin | OperatorKind::RegularJoin => {}
         OperatorKind::TemporalJoin | OperatorKind::LookupJoin => {}
-        OperatorKind::WindowTvfAggregate => {}
-        OperatorKind::WindowTvfJoin => {
-            return bad("window join scenarios are not written as scripts yet")
-        }
+        OperatorKind::WindowTvfAggregate | OperatorKind::WindowTvfJoin => {}
         _ => return bad("only Flink SQL operators can be written as a SQL script"),
     }
     let inputs = if job.operator == OperatorKind::WindowTvfAggregate {
@@ -192,6 +189,19 @@ pub fn script(sc: &Scenario) -> Result<String, Error> {
             format!("this SQL script needs {inputs} stream(s)"),
         ));
     }
+    // What a script cannot say is refused, never dropped.
+    if !job.final_watermark {
+        return Err(Error::config(
+            "job.final_watermark",
+            "a script's tables are bounded: their end of input always sends the final watermark",
+        ));
+    }
+    if job.arrival != crate::scenario::ArrivalOrder::ByTime {
+        return Err(Error::config(
+            "job.arrival",
+            "a script's rows arrive by time (a=… or the event time); write the order as a= annotations",
+        ));
+    }
     let proctime = match job.operator {
         OperatorKind::SqlIntervalJoin => job.sql.time == TimeKind::Processing,
         OperatorKind::LookupJoin => true,
@@ -203,6 +213,49 @@ pub fn script(sc: &Scenario) -> Result<String, Error> {
     }
     if let Some(m) = job.max_parallelism {
         let _ = writeln!(out, "SET 'pipeline.max-parallelism' = '{m}';");
+    }
+    // Periodic watermark emission: one interval for the whole pipeline
+    // ('pipeline.auto-watermark-interval'); a table emitting per row then says
+    // 'scan.watermark.emit.strategy' = 'on-event' (see script.rs's `finish`).
+    let wms: Vec<Option<&crate::scenario::WatermarkSpec>> = sc
+        .streams
+        .iter()
+        .map(|s| {
+            (s.time.is_some() && !proctime).then(|| s.watermark.as_ref().unwrap_or(&job.watermark))
+        })
+        .collect();
+    if proctime
+        && std::iter::once(&job.watermark)
+            .chain(sc.streams.iter().filter_map(|s| s.watermark.as_ref()))
+            .any(|w| !w.per_event || w.idle_timeout.is_some())
+    {
+        return Err(Error::config(
+            "job.watermark",
+            "a processing-time table has no watermark: periodic emission and idleness have no script form here",
+        ));
+    }
+    let mut periodic_interval = None;
+    for w in wms.iter().flatten() {
+        if !w.per_event {
+            match periodic_interval {
+                None => periodic_interval = Some(w.interval.0),
+                Some(i) if i == w.interval.0 => {}
+                Some(_) => {
+                    return Err(Error::config(
+                        "streams",
+                        "the tables' watermarks are emitted periodically at different intervals: a script has one 'pipeline.auto-watermark-interval'",
+                    ))
+                }
+            }
+        } else if w.interval.0 != 0 {
+            return Err(Error::config(
+                "job.watermark",
+                "a watermark emitted per event and periodically has no script form",
+            ));
+        }
+    }
+    if let Some(i) = periodic_interval {
+        let _ = writeln!(out, "SET 'pipeline.auto-watermark-interval' = '{i} ms';");
     }
     if let Some(d) = job.settings.source_idle_timeout {
         let _ = writeln!(out, "SET 'table.exec.source.idle-timeout' = '{} ms';", d.0);
@@ -248,9 +301,6 @@ pub fn script(sc: &Scenario) -> Result<String, Error> {
         } else if let Some(ti) = schema.time {
             let t = &schema.columns[ti].name;
             let w = spec.watermark.as_ref().unwrap_or(&job.watermark);
-            if !w.per_event || w.interval.0 != 0 || w.idle_timeout.is_some() {
-                return Err(Error::stream(&spec.name, "watermark", "a SQL table's watermark is emitted per row here; periodic emission and idleness have no script form yet"));
-            }
             // Flink SQL's watermark is `rt - delay` itself (the generated WatermarkGenerator,
             // forwarded when larger): the engine's `legacy` rule. `bounded` is maxTs − d − 1.
             let delay = match w.strategy {
@@ -288,7 +338,17 @@ pub fn script(sc: &Scenario) -> Result<String, Error> {
             let pk: Vec<String> = spec.primary_key.iter().map(|k| ident(k)).collect();
             lines.push(format!("  PRIMARY KEY ({}) NOT ENFORCED", pk.join(", ")));
         }
-        let _ = writeln!(out, "{}\n);", lines.join(",\n"));
+        let options = table_options(sc, si, periodic_interval.is_some(), proctime);
+        if options.is_empty() {
+            let _ = writeln!(out, "{}\n);", lines.join(",\n"));
+        } else {
+            let _ = writeln!(
+                out,
+                "{}\n) WITH (\n  {}\n);",
+                lines.join(",\n"),
+                options.join(",\n  ")
+            );
+        }
         let rows: Vec<String> = parsed
             .entries
             .iter()
@@ -348,6 +408,10 @@ pub fn script(sc: &Scenario) -> Result<String, Error> {
     }
     if job.operator == OperatorKind::WindowTvfAggregate {
         out.push_str(&window_aggregate(sc, &time_attr[0])?);
+        return Ok(out);
+    }
+    if job.operator == OperatorKind::WindowTvfJoin {
+        out.push_str(&window_join(sc, &time_attr)?);
         return Ok(out);
     }
     // The query.
@@ -424,6 +488,42 @@ pub fn script(sc: &Scenario) -> Result<String, Error> {
     Ok(out)
 }
 
+/// The `WITH` options a table needs for its scenario settings: `'scan.watermark.emit.strategy'
+/// = 'on-event'` for a per-row table in a periodic pipeline, and `'scan.watermark.idle-timeout'`
+/// when the table's idleness is not the global `table.exec.source.idle-timeout` (the table
+/// option as the scenario sets it, or the watermark's own `idle_timeout`, which a SQL table
+/// only has through the options: `plan.rs` gives a SQL source the table option, else the
+/// global one, else the watermark's).
+fn table_options(sc: &Scenario, si: usize, periodic: bool, proctime: bool) -> Vec<String> {
+    let spec = &sc.streams[si];
+    let mut out = Vec::new();
+    if spec.time.is_none() || proctime {
+        if let Some(t) = spec.scan_watermark_idle_timeout {
+            out.push(format!("'scan.watermark.idle-timeout' = '{} ms'", t.0));
+        }
+        return out;
+    }
+    let w = spec.watermark.as_ref().unwrap_or(&sc.job.watermark);
+    if periodic && w.per_event {
+        out.push("'scan.watermark.emit.strategy' = 'on-event'".to_string());
+    }
+    let global = sc
+        .job
+        .settings
+        .source_idle_timeout
+        .map(|m| m.0)
+        .unwrap_or(0);
+    let table = match spec.scan_watermark_idle_timeout {
+        Some(t) => Some(t.0),
+        None if global <= 0 => w.idle_timeout.map(|m| m.0),
+        None => None,
+    };
+    if let Some(t) = table {
+        out.push(format!("'scan.watermark.idle-timeout' = '{t} ms'"));
+    }
+    out
+}
+
 fn item(it: &SelectItem) -> String {
     let e = expr(&it.expr);
     match &it.expr {
@@ -484,46 +584,11 @@ pub(crate) fn expr(e: &SqlExpr) -> String {
 
 /// `SELECT window_start, window_end, keys…, aggregates… FROM TABLE(TVF(…)) GROUP BY …`.
 fn window_aggregate(sc: &Scenario, time: &str) -> Result<String, Error> {
-    use crate::scenario::{AggFunc, TvfKind};
+    use crate::scenario::AggFunc;
     let job = &sc.job;
     let t = &job.tvf;
     let s = &sc.streams[0];
-    let table = if t.kind == TvfKind::Session && !job.group.keys.is_empty() {
-        let keys: Vec<String> = job.group.keys.iter().map(|k| ident(k)).collect();
-        format!("TABLE {} PARTITION BY {}", ident(&s.name), keys.join(", "))
-    } else {
-        format!("TABLE {}", ident(&s.name))
-    };
-    let need = |v: Option<crate::time::Millis>, what: &str| {
-        v.map(|m| m.0)
-            .ok_or_else(|| Error::config("job.tvf", format!("{what} is missing")))
-    };
-    let mut args = vec![table, format!("DESCRIPTOR({})", ident(time))];
-    match t.kind {
-        TvfKind::Tumble => args.push(interval(t.size.0)),
-        TvfKind::Hop => {
-            args.push(interval(need(t.slide, "HOP's slide")?));
-            args.push(interval(t.size.0));
-        }
-        TvfKind::Cumulate => {
-            args.push(interval(need(t.step, "CUMULATE's step")?));
-            args.push(interval(t.size.0));
-        }
-        TvfKind::Session => args.push(interval(need(t.gap, "SESSION's gap")?)),
-    }
-    if t.offset.0 != 0 && t.kind != TvfKind::Session {
-        args.push(if t.offset.0 < 0 {
-            format!("-{}", interval(t.offset.0))
-        } else {
-            interval(t.offset.0)
-        });
-    }
-    let name = match t.kind {
-        TvfKind::Tumble => "TUMBLE",
-        TvfKind::Hop => "HOP",
-        TvfKind::Cumulate => "CUMULATE",
-        TvfKind::Session => "SESSION",
-    };
+    let call = tvf_call(t, &s.name, time, &job.group.keys)?;
     let mut items: Vec<String> = vec!["window_start".into(), "window_end".into()];
     items.extend(job.group.keys.iter().map(|k| ident(k)));
     for a in &job.group.aggregates {
@@ -562,9 +627,106 @@ fn window_aggregate(sc: &Scenario, time: &str) -> Result<String, Error> {
         }
     }
     Ok(format!(
-        "SELECT {}\nFROM TABLE({name}({}))\nGROUP BY {};\n",
+        "SELECT {}\nFROM TABLE({call})\nGROUP BY {};\n",
         items.join(", "),
-        args.join(", "),
         group.join(", ")
     ))
+}
+
+/// `TUMBLE(TABLE t, DESCRIPTOR(rt), …)`: a window TVF call (`partition`: SESSION's
+/// `PARTITION BY` columns).
+fn tvf_call(
+    t: &crate::scenario::TvfSpec,
+    table: &str,
+    time: &str,
+    partition: &[String],
+) -> Result<String, Error> {
+    use crate::scenario::TvfKind;
+    let table = if t.kind == TvfKind::Session && !partition.is_empty() {
+        let keys: Vec<String> = partition.iter().map(|k| ident(k)).collect();
+        if keys.len() == 1 {
+            format!("TABLE {} PARTITION BY {}", ident(table), keys[0])
+        } else {
+            format!("TABLE {} PARTITION BY ({})", ident(table), keys.join(", "))
+        }
+    } else {
+        format!("TABLE {}", ident(table))
+    };
+    let need = |v: Option<crate::time::Millis>, what: &str| {
+        v.map(|m| m.0)
+            .ok_or_else(|| Error::config("job.tvf", format!("{what} is missing")))
+    };
+    let mut args = vec![table, format!("DESCRIPTOR({})", ident(time))];
+    match t.kind {
+        TvfKind::Tumble => args.push(interval(t.size.0)),
+        TvfKind::Hop => {
+            args.push(interval(need(t.slide, "HOP's slide")?));
+            args.push(interval(t.size.0));
+        }
+        TvfKind::Cumulate => {
+            args.push(interval(need(t.step, "CUMULATE's step")?));
+            args.push(interval(t.size.0));
+        }
+        TvfKind::Session => args.push(interval(need(t.gap, "SESSION's gap")?)),
+    }
+    if t.offset.0 != 0 && t.kind != TvfKind::Session {
+        args.push(if t.offset.0 < 0 {
+            format!("-{}", interval(t.offset.0))
+        } else {
+            interval(t.offset.0)
+        });
+    }
+    let name = match t.kind {
+        TvfKind::Tumble => "TUMBLE",
+        TvfKind::Hop => "HOP",
+        TvfKind::Cumulate => "CUMULATE",
+        TvfKind::Session => "SESSION",
+    };
+    Ok(format!("{name}({})", args.join(", ")))
+}
+
+/// A window join as the Flink documentation writes it: each input windowed by the same TVF in
+/// a subquery, joined on `window_start`, `window_end` and the key; a semi or anti join is
+/// `WHERE [NOT] EXISTS (…)` with the same condition.
+fn window_join(sc: &Scenario, time: &[String]) -> Result<String, Error> {
+    use crate::scenario::WindowColumns;
+    let job = &sc.job;
+    if job.sql.right_tvf.is_some() || job.sql.window_columns != WindowColumns::Both {
+        return Err(Error::config(
+            "job.sql",
+            "a window join Flink does not plan (different windows, or a missing window column in ON) has no script form",
+        ));
+    }
+    let (l, r) = (&sc.streams[0], &sc.streams[1]);
+    let side = |s: &crate::scenario::StreamSpec, t: &str| -> Result<String, Error> {
+        let part: Vec<String> = s.key.iter().cloned().collect();
+        Ok(format!(
+            "(SELECT * FROM TABLE({}))",
+            tvf_call(&job.tvf, &s.name, t, &part)?
+        ))
+    };
+    let (lt, rt) = (side(l, &time[0])?, side(r, &time[1])?);
+    let mut conds = vec![
+        "L.window_start = R.window_start".to_string(),
+        "L.window_end = R.window_end".to_string(),
+    ];
+    if let (Some(a), Some(b)) = (&l.key, &r.key) {
+        conds.push(format!("L.{} = R.{}", ident(a), ident(b)));
+    }
+    let select = match &job.query {
+        Some(q) if !q.select.is_empty() => q.select.iter().map(item).collect::<Vec<_>>().join(", "),
+        _ => "*".to_string(),
+    };
+    Ok(match job.sql.join {
+        JoinType::Semi | JoinType::Anti => format!(
+            "SELECT {select}\nFROM {lt} AS L\nWHERE {}EXISTS (\n  SELECT * FROM {rt} AS R\n  WHERE {});\n",
+            if job.sql.join == JoinType::Anti { "NOT " } else { "" },
+            conds.join(" AND ")
+        ),
+        jt => format!(
+            "SELECT {select}\nFROM {lt} AS L\n{} {rt} AS R\n  ON {};\n",
+            jt.sql(),
+            conds.join("\n  AND ")
+        ),
+    })
 }

@@ -94,6 +94,7 @@ impl SqlType {
     }
 }
 
+#[derive(Clone)]
 pub(crate) struct Table {
     pub(crate) name: String,
     at: Location,
@@ -103,6 +104,11 @@ pub(crate) struct Table {
     pub(crate) watermark: Option<(String, i64, Location)>,
     primary_key: Vec<String>,
     rows: Vec<String>,
+    /// `'scan.watermark.emit.strategy'`: `Some(true)` for `on-periodic`, `Some(false)` for
+    /// `on-event`.
+    emit_periodic: Option<bool>,
+    /// `'scan.watermark.idle-timeout'`.
+    idle_timeout: Option<Millis>,
 }
 
 impl Table {
@@ -254,6 +260,8 @@ struct State {
     keys: Option<(String, String)>,
     ttl_hints: Vec<(String, String)>,
     hint_at: Option<Location>,
+    /// `SET 'pipeline.auto-watermark-interval'`.
+    auto_watermark_interval: Option<Millis>,
 }
 
 fn is_kw(t: &TokenWithSpan, kw: Keyword) -> bool {
@@ -403,15 +411,13 @@ impl State {
                 job.sql.min_cleanup = dur(value)?;
             }
             "pipeline.auto-watermark-interval" => {
-                // The engine emits a SQL table's watermark after every row (what
-                // 'scan.watermark.emit.strategy' = 'on-event' does). Periodic emission of a
-                // SQL watermark emits the *last* row's expression
-                // (GeneratedWatermarkGeneratorSupplier.DefaultWatermarkGenerator), which the
-                // engine's strategies do not model.
-                return Err(unsupported(
-                    at,
-                    "periodic emission of SQL watermarks (rows emit their watermark one by one)",
-                ));
+                // The tables' watermarks are emitted periodically at this interval of
+                // (simulated) processing time; see `finish` for the rule.
+                let d = dur(value)?;
+                if d.0 < 0 {
+                    return Err(err(at, "the interval must not be negative"));
+                }
+                self.auto_watermark_interval = Some(d);
             }
             _ => return Err(unsupported(at, &format!("the option '{key}'"))),
         }
@@ -430,6 +436,8 @@ impl State {
             watermark: None,
             primary_key: Vec::new(),
             rows: Vec::new(),
+            emit_periodic: None,
+            idle_timeout: None,
         };
         p.expect_token(&Token::LParen).map_err(pe)?;
         loop {
@@ -514,12 +522,27 @@ impl State {
                 let kt = p.peek_token().span.start;
                 let k = p.parse_literal_string().map_err(pe)?;
                 p.expect_token(&Token::Eq).map_err(pe)?;
+                let vt = p.peek_token().span.start;
                 let v = p.parse_literal_string().map_err(pe)?;
-                if k == "scan.watermark.emit.strategy" && v != "on-event" {
-                    return Err(unsupported(kt, "periodic emission of SQL watermarks"));
-                }
-                if k.starts_with("scan.watermark.") && k != "scan.watermark.emit.strategy" {
-                    return Err(unsupported(kt, &format!("the option '{k}'")));
+                match k.as_str() {
+                    // FactoryUtil.WATERMARK_EMIT_STRATEGY (default on-periodic).
+                    "scan.watermark.emit.strategy" => {
+                        t.emit_periodic = Some(match v.trim().to_ascii_lowercase().as_str() {
+                            "on-event" => false,
+                            "on-periodic" => true,
+                            _ => return Err(err(vt, format!("Could not parse value '{v}' for key 'scan.watermark.emit.strategy' (expected on-event or on-periodic)"))),
+                        });
+                    }
+                    // FactoryUtil.SOURCE_IDLE_TIMEOUT: overrides table.exec.source.idle-timeout
+                    // for this table (WatermarkPushDownSpec.calculateIdleTimeoutMillis).
+                    "scan.watermark.idle-timeout" => {
+                        let ms = flink_duration(&v).map_err(|m| err(vt, m))?;
+                        t.idle_timeout = Some(Millis(ms));
+                    }
+                    _ if k.starts_with("scan.watermark.") => {
+                        return Err(unsupported(kt, &format!("the option '{k}'")));
+                    }
+                    _ => {}
                 }
                 if !p.consume_token(&Token::Comma) {
                     p.expect_token(&Token::RParen).map_err(pe)?;
@@ -556,10 +579,16 @@ impl State {
                 ));
             }
         }
+        // A table with PROCTIME() may have one TIMESTAMP column: the rows' time, which only
+        // orders their arrival (the engine's time column of a processing-time input).
+        let mut proc_ts = t.proctime.is_some();
         for (n, ty, at) in &t.columns {
             if matches!(ty, SqlType::Timestamp { .. })
                 && t.watermark.as_ref().is_none_or(|(c, _, _)| c != n)
             {
+                if std::mem::take(&mut proc_ts) {
+                    continue;
+                }
                 return Err(unsupported(
                     *at,
                     "a TIMESTAMP column that is not the table's WATERMARK column",
@@ -671,7 +700,7 @@ impl State {
         Ok(text)
     }
 
-    fn table_index(&self, f: &TableFactor) -> Result<(usize, Option<Ident>), SqlError> {
+    pub(crate) fn table_index(&self, f: &TableFactor) -> Result<(usize, Option<Ident>), SqlError> {
         match f {
             TableFactor::Table { name, alias, .. } => {
                 let id = last_ident(name);
@@ -723,6 +752,22 @@ impl State {
             self.hint(&h.text, at)?;
         }
         let from = &sel.from[0];
+        let window_join = !from.joins.is_empty() || sel.selection.is_some();
+        if let Some(left) =
+            super::window_join::windowed(&self.tables, &from.relation)?.filter(|_| window_join)
+        {
+            let wj = super::window_join::read(&self.tables, sel, from, left, at)?;
+            let job = &mut self.sc.job;
+            job.operator = OperatorKind::WindowTvfJoin;
+            job.tvf = wj.tvf;
+            job.sql.join = wj.join;
+            self.keys = wj.keys;
+            let semi = matches!(wj.join, JoinType::Semi | JoinType::Anti);
+            let q = projection(&wj.tables, &wj.inputs, sel, None, at, wj.join, semi)?;
+            self.sc.job.query = Some(q);
+            self.inputs = wj.inputs;
+            return Ok(());
+        }
         if let TableFactor::TableFunction { expr, .. } = &from.relation {
             if let Some(w) = &sel.selection {
                 return Err(unsupported(w.span().start, "WHERE with a window TVF"));
@@ -896,133 +941,16 @@ impl State {
                 "a query without a join (window TVF aggregation is planned)",
             ));
         }
-        // The projection.
-        let resolver = Resolver {
-            tables: &self.tables,
-            inputs: &inputs,
-        };
-        let mut items = Vec::new();
-        let mut star_only = true;
-        for (i, it) in sel.projection.iter().enumerate() {
-            match it {
-                SItem::Wildcard(_) => {
-                    for (side, (ti, _)) in inputs.iter().enumerate() {
-                        for n in all_columns(&self.tables[*ti]) {
-                            items.push(SelectItem {
-                                expr: SqlExpr::Col {
-                                    input: side as u8,
-                                    name: n.clone(),
-                                },
-                                name: n,
-                            });
-                        }
-                    }
-                }
-                SItem::QualifiedWildcard(kind, _) => {
-                    star_only = false;
-                    let name = match kind {
-                        sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(n) => {
-                            last_ident(n)
-                        }
-                        _ => return Err(unsupported(at, "this wildcard")),
-                    };
-                    let side = resolver.side_of(&name)?;
-                    for n in all_columns(&self.tables[inputs[side].0]) {
-                        items.push(SelectItem {
-                            expr: SqlExpr::Col {
-                                input: side as u8,
-                                name: n.clone(),
-                            },
-                            name: n,
-                        });
-                    }
-                }
-                SItem::UnnamedExpr(e) => {
-                    star_only = false;
-                    let x = resolver.expr(e)?;
-                    let name = match &x {
-                        SqlExpr::Col { name, .. } => name.clone(),
-                        _ => format!("EXPR${i}"),
-                    };
-                    items.push(SelectItem { expr: x, name });
-                }
-                SItem::ExprWithAlias { expr, alias } => {
-                    star_only = false;
-                    items.push(SelectItem {
-                        expr: resolver.expr(expr)?,
-                        name: alias.value.clone(),
-                    });
-                }
-                _ => return Err(unsupported(at, "this select item")),
-            }
-        }
-        // Calcite makes output names unique with a numeric suffix (SqlValidatorUtil.uniquify).
-        let mut seen: Vec<String> = Vec::new();
-        for it in &mut items {
-            if seen.iter().any(|s| s.eq_ignore_ascii_case(&it.name)) {
-                let mut k = 0;
-                while seen
-                    .iter()
-                    .any(|s| s.eq_ignore_ascii_case(&format!("{}{k}", it.name)))
-                {
-                    k += 1;
-                }
-                it.name = format!("{}{k}", it.name);
-            }
-            seen.push(it.name.clone());
-        }
-        // WHERE: each conjunct on one input whose rows the join keeps is pushed below the
-        // join (FlinkFilterJoinRule); anything else is not simulated.
-        let mut wheres: [Option<SqlExpr>; 2] = [None, None];
-        if let Some(w) = &sel.selection {
-            let mut conj = Vec::new();
-            split_and(w, &mut conj);
-            let jt = self.sc.job.sql.join;
-            for c in conj {
-                let x = resolver.expr(c)?;
-                let mut sides = [false, false];
-                sides_of(&x, &mut sides);
-                let side =
-                    match sides {
-                        [true, false] => 0,
-                        [false, true] => 1,
-                        [false, false] => {
-                            return Err(unsupported(
-                                c.span().start,
-                                "a WHERE condition on no column",
-                            ))
-                        }
-                        _ => return Err(unsupported(
-                            c.span().start,
-                            "a WHERE condition on both inputs (a condition applied after the join)",
-                        )),
-                    };
-                let kept = match side {
-                    0 => !jt.right_outer() || jt == JoinType::Inner,
-                    _ => !jt.left_outer() || jt == JoinType::Inner,
-                };
-                if !kept {
-                    return Err(unsupported(
-                        c.span().start,
-                        "a WHERE condition on the side an outer join pads with NULLs (Flink filters after the join or turns the join into an inner one)",
-                    ));
-                }
-                wheres[side] = Some(match wheres[side].take() {
-                    None => x,
-                    Some(prev) => SqlExpr::Bin {
-                        op: BinOp::And,
-                        left: Box::new(prev),
-                        right: Box::new(x),
-                    },
-                });
-            }
-        }
-        let [where_left, where_right] = wheres;
-        self.sc.job.query = Some(QuerySpec {
-            select: if star_only { Vec::new() } else { items },
-            where_left,
-            where_right,
-        });
+        let q = projection(
+            &self.tables,
+            &inputs,
+            sel,
+            sel.selection.as_ref(),
+            at,
+            self.sc.job.sql.join,
+            false,
+        )?;
+        self.sc.job.query = Some(q);
         self.inputs = inputs;
         Ok(())
     }
@@ -1069,11 +997,38 @@ impl State {
         let mut streams = Vec::new();
         for (side, (ti, _)) in self.inputs.iter().enumerate() {
             let t = &self.tables[*ti];
-            let time = t.watermark.as_ref().map(|(c, _, _)| c.clone());
+            let time = t.watermark.as_ref().map(|(c, _, _)| c.clone()).or_else(|| {
+                t.proctime.as_ref().and_then(|_| {
+                    t.columns
+                        .iter()
+                        .find(|(_, ty, _)| matches!(ty, SqlType::Timestamp { .. }))
+                        .map(|(n, _, _)| n.clone())
+                })
+            });
+            // Emission: a table's watermark is emitted after every row unless the script asks
+            // for periodic emission, by the table's 'scan.watermark.emit.strategy' =
+            // 'on-periodic' or by setting 'pipeline.auto-watermark-interval' (then every
+            // table without 'on-event' is periodic). Flink's generator for a SQL watermark
+            // (GeneratedWatermarkGeneratorSupplier.DefaultWatermarkGenerator, Flink 2.3.0
+            // bytecode) keeps the largest `rt - d` of the rows so far (`if (wm >
+            // currentWatermark) currentWatermark = wm`), emits it in onEvent only for
+            // on-event and in onPeriodicEmit only for on-periodic: the engine's `legacy`
+            // rule (maxTs - d), per event or periodic. An interval of 0 switches periodic
+            // emission off (only the end of input's watermark); Flink's default interval is
+            // 200 ms.
+            let periodic = t
+                .emit_periodic
+                .unwrap_or(self.auto_watermark_interval.is_some());
             let watermark = t.watermark.as_ref().map(|(_, d, _)| WatermarkSpec {
                 strategy: Strategy::Legacy,
                 delay: Millis(*d),
-                ..WatermarkSpec::default()
+                per_event: !periodic,
+                interval: if periodic {
+                    self.auto_watermark_interval.unwrap_or(Millis(200))
+                } else {
+                    Millis(0)
+                },
+                idle_timeout: None,
             });
             streams.push(StreamSpec {
                 name: t.name.clone(),
@@ -1085,14 +1040,18 @@ impl State {
                         None => n.clone(),
                     })
                     .collect(),
-                key: keys
-                    .as_ref()
-                    .map(|(a, b)| if side == 0 { a.clone() } else { b.clone() }),
+                // A window aggregation is keyed by its first GROUP BY column.
+                key: if self.sc.job.operator == OperatorKind::WindowTvfAggregate {
+                    self.sc.job.group.keys.first().cloned()
+                } else {
+                    keys.as_ref()
+                        .map(|(a, b)| if side == 0 { a.clone() } else { b.clone() })
+                },
                 time,
                 rows: t.rows.join("\n"),
                 watermark,
                 primary_key: t.primary_key.clone(),
-                ..StreamSpec::default()
+                scan_watermark_idle_timeout: t.idle_timeout,
             });
         }
         // The job's watermark is the first stream's; a stream whose watermark equals it
@@ -1140,6 +1099,161 @@ impl State {
             None => self.tables[*ti].name.eq_ignore_ascii_case(k),
         })
     }
+}
+
+/// The tables as a window join's query sees them: each with the TVF's window columns
+/// (`window_start`, `window_end`, `window_time`, all `TIMESTAMP(3)`) after its own.
+pub(crate) fn projection_tables(tables: &[Table]) -> Vec<Table> {
+    tables
+        .iter()
+        .map(|t| {
+            let mut t = t.clone();
+            for w in super::window_join::WINDOW_COLUMNS {
+                if !t.has(w) {
+                    t.columns
+                        .push((w.to_string(), SqlType::Timestamp { ltz: false }, t.at));
+                }
+            }
+            t
+        })
+        .collect()
+}
+
+/// The select list and the `WHERE` of a query over its two inputs (`tables` as the query
+/// sees them: a window join's inputs carry the TVF's window columns).
+pub(crate) fn projection(
+    tables: &[Table],
+    inputs: &[(usize, Option<Ident>)],
+    sel: &sqlparser::ast::Select,
+    selection: Option<&Expr>,
+    at: Location,
+    jt: JoinType,
+    semi: bool,
+) -> Result<QuerySpec, SqlError> {
+    // The projection.
+    let resolver = Resolver { tables, inputs };
+    let mut items = Vec::new();
+    let mut star_only = true;
+    for (i, it) in sel.projection.iter().enumerate() {
+        match it {
+            SItem::Wildcard(_) => {
+                // A semi or anti join gives the left input's columns only.
+                for (side, (ti, _)) in inputs.iter().enumerate().take(if semi { 1 } else { 2 }) {
+                    for n in all_columns(&tables[*ti]) {
+                        items.push(SelectItem {
+                            expr: SqlExpr::Col {
+                                input: side as u8,
+                                name: n.clone(),
+                            },
+                            name: n,
+                        });
+                    }
+                }
+            }
+            SItem::QualifiedWildcard(kind, _) => {
+                star_only = false;
+                let name = match kind {
+                    sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(n) => last_ident(n),
+                    _ => return Err(unsupported(at, "this wildcard")),
+                };
+                let side = resolver.side_of(&name)?;
+                for n in all_columns(&tables[inputs[side].0]) {
+                    items.push(SelectItem {
+                        expr: SqlExpr::Col {
+                            input: side as u8,
+                            name: n.clone(),
+                        },
+                        name: n,
+                    });
+                }
+            }
+            SItem::UnnamedExpr(e) => {
+                star_only = false;
+                let x = resolver.expr(e)?;
+                let name = match &x {
+                    SqlExpr::Col { name, .. } => name.clone(),
+                    _ => format!("EXPR${i}"),
+                };
+                items.push(SelectItem { expr: x, name });
+            }
+            SItem::ExprWithAlias { expr, alias } => {
+                star_only = false;
+                items.push(SelectItem {
+                    expr: resolver.expr(expr)?,
+                    name: alias.value.clone(),
+                });
+            }
+            _ => return Err(unsupported(at, "this select item")),
+        }
+    }
+    // Calcite makes output names unique with a numeric suffix (SqlValidatorUtil.uniquify).
+    let mut seen: Vec<String> = Vec::new();
+    for it in &mut items {
+        if seen.iter().any(|s| s.eq_ignore_ascii_case(&it.name)) {
+            let mut k = 0;
+            while seen
+                .iter()
+                .any(|s| s.eq_ignore_ascii_case(&format!("{}{k}", it.name)))
+            {
+                k += 1;
+            }
+            it.name = format!("{}{k}", it.name);
+        }
+        seen.push(it.name.clone());
+    }
+    // WHERE: each conjunct on one input whose rows the join keeps is pushed below the
+    // join (FlinkFilterJoinRule); anything else is not simulated.
+    let mut wheres: [Option<SqlExpr>; 2] = [None, None];
+    if let Some(w) = selection {
+        let mut conj = Vec::new();
+        split_and(w, &mut conj);
+
+        for c in conj {
+            let x = resolver.expr(c)?;
+            let mut sides = [false, false];
+            sides_of(&x, &mut sides);
+            let side = match sides {
+                [true, false] => 0,
+                [false, true] => 1,
+                [false, false] => {
+                    return Err(unsupported(
+                        c.span().start,
+                        "a WHERE condition on no column",
+                    ))
+                }
+                _ => {
+                    return Err(unsupported(
+                        c.span().start,
+                        "a WHERE condition on both inputs (a condition applied after the join)",
+                    ))
+                }
+            };
+            let kept = match side {
+                0 => !jt.right_outer() || jt == JoinType::Inner,
+                _ => !jt.left_outer() || jt == JoinType::Inner,
+            };
+            if !kept {
+                return Err(unsupported(
+                        c.span().start,
+                        "a WHERE condition on the side an outer join pads with NULLs (Flink filters after the join or turns the join into an inner one)",
+                    ));
+            }
+            wheres[side] = Some(match wheres[side].take() {
+                None => x,
+                Some(prev) => SqlExpr::Bin {
+                    op: BinOp::And,
+                    left: Box::new(prev),
+                    right: Box::new(x),
+                },
+            });
+        }
+    }
+    let [where_left, where_right] = wheres;
+    Ok(QuerySpec {
+        select: if star_only { Vec::new() } else { items },
+        where_left,
+        where_right,
+    })
 }
 
 /// A word that is not one of sqlparser's keywords (`WATERMARK`).
@@ -1203,7 +1317,7 @@ fn sides_of(e: &SqlExpr, out: &mut [bool; 2]) {
     }
 }
 
-fn split_and<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+pub(crate) fn split_and<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
     match e {
         Expr::BinaryOp {
             left,
@@ -1283,6 +1397,16 @@ fn watermark_delay(col: &Ident, e: &Expr) -> Result<i64, SqlError> {
 /// SECOND` -> milliseconds.
 pub(crate) fn interval_ms(e: &Expr) -> Result<i64, SqlError> {
     let at = e.span().start;
+    // `-INTERVAL '1' SECOND` (a negative window offset).
+    if let Expr::UnaryOp {
+        op: UnaryOperator::Minus,
+        expr,
+    } = e
+    {
+        return interval_ms(expr)?
+            .checked_neg()
+            .ok_or_else(|| err(at, "the INTERVAL is out of range"));
+    }
     let Expr::Interval(iv) = e else {
         return Err(err(at, "expected an INTERVAL"));
     };
@@ -1446,9 +1570,9 @@ pub(crate) fn field(s: &str) -> String {
 /// A bound on `L.t - R.t`: (is the lower bound, value in ms, strict).
 type Bound = (bool, i64, bool);
 
-struct Resolver<'a> {
-    tables: &'a [Table],
-    inputs: &'a [(usize, Option<Ident>)],
+pub(crate) struct Resolver<'a> {
+    pub(crate) tables: &'a [Table],
+    pub(crate) inputs: &'a [(usize, Option<Ident>)],
 }
 
 impl Resolver<'_> {
@@ -1466,7 +1590,7 @@ impl Resolver<'_> {
     }
 
     /// A column reference -> (side, canonical name).
-    fn column(&self, e: &Expr) -> Result<Option<(usize, String)>, SqlError> {
+    pub(crate) fn column(&self, e: &Expr) -> Result<Option<(usize, String)>, SqlError> {
         match e {
             Expr::Identifier(id) => {
                 let hits: Vec<usize> = self

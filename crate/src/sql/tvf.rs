@@ -46,12 +46,12 @@ fn fname(e: &Expr) -> Option<String> {
     }
 }
 
-/// Reads the TVF call and the `GROUP BY`; returns the spec and the input table's index.
-pub(crate) fn window_aggregate(
+/// A window TVF call `TUMBLE(TABLE t [PARTITION BY …], DESCRIPTOR(rt), …)` -> its spec, the
+/// input table's index and the `PARTITION BY` columns.
+pub(crate) fn tvf_call(
     tables: &[Table],
-    sel: &Select,
     call: &Expr,
-) -> Result<(WindowAgg, usize), SqlError> {
+) -> Result<(TvfSpec, usize, Vec<String>), SqlError> {
     let at = call.span().start;
     let kind = match fname(call).as_deref() {
         Some("TUMBLE") => TvfKind::Tumble,
@@ -160,6 +160,19 @@ pub(crate) fn window_aggregate(
             tvf.step = ms("STEP")?.map(Millis);
         }
     }
+    Ok((tvf, ti, partition))
+}
+
+/// Reads the TVF call and the `GROUP BY`; returns the spec and the input table's index.
+pub(crate) fn window_aggregate(
+    tables: &[Table],
+    sel: &Select,
+    call: &Expr,
+) -> Result<(WindowAgg, usize), SqlError> {
+    let at = call.span().start;
+    let (tvf, ti, partition) = tvf_call(tables, call)?;
+    let kind = tvf.kind;
+    let t = &tables[ti];
     // GROUP BY window_start, window_end, keys… (or GROUPING SETS / ROLLUP / CUBE over keys).
     let GroupByExpr::Expressions(gb, _) = &sel.group_by else {
         return Err(unsupported(at, "GROUP BY ALL"));
@@ -360,7 +373,7 @@ pub(crate) fn window_aggregate(
         let k: Vec<String> = keys.iter().map(|c| c.to_ascii_lowercase()).collect();
         if p != k {
             return Err(unsupported(
-                data.span().start,
+                at,
                 "PARTITION BY columns other than the GROUP BY keys",
             ));
         }
