@@ -537,7 +537,6 @@ fn arb_window_agg() -> impl proptest::strategy::Strategy<Value = Scenario> {
             sc.job.watermark.strategy = Strategy::Legacy;
             sc.streams = vec![joinlab::scenario::StreamSpec {
                 name: "t".into(),
-                key: sc.job.group.keys.first().cloned(),
                 columns: vec!["k:int".into(), "t".into(), "v:bigint".into()],
                 // The stream's key column is the first GROUP BY key (as the script reader sets it).
                 key: keyed.then(|| "k".into()),

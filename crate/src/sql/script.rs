@@ -1040,13 +1040,9 @@ impl State {
                         None => n.clone(),
                     })
                     .collect(),
-                // A window aggregation is keyed by its first GROUP BY column.
-                key: if self.sc.job.operator == OperatorKind::WindowTvfAggregate {
-                    self.sc.job.group.keys.first().cloned()
-                } else {
-                    keys.as_ref()
-                        .map(|(a, b)| if side == 0 { a.clone() } else { b.clone() })
-                },
+                key: keys
+                    .as_ref()
+                    .map(|(a, b)| if side == 0 { a.clone() } else { b.clone() }),
                 time,
                 rows: t.rows.join("\n"),
                 watermark,
