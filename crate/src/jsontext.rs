@@ -149,9 +149,11 @@ pub fn shorten(s: &str, max: usize) -> String {
 }
 
 /// A message with every quoted or back-quoted value longer than [`MAX_VALUE_CHARS`] cut
-/// (`"xxxx…"`), and the whole message cut at 1,000 characters (Flink's own messages, quoted by some
-/// errors, run to several hundred): a bad value of 3 MB must
-/// not come back whole in its message.
+/// (`"xxxx…"`), and the message cut at [`MAX_MESSAGE_CHARS`] characters, so that with the
+/// place an error names before it (a stream and field, a line and column, each cut to
+/// [`MAX_VALUE_CHARS`]) the whole stays within 1,000 (Flink's own messages, quoted by some
+/// errors, run to several hundred): a bad value of 3 MB must not come back whole in its
+/// message.
 pub fn shorten_values(msg: &str) -> String {
     if msg.len() <= MAX_VALUE_CHARS {
         return msg.to_string();
@@ -195,8 +197,11 @@ pub fn shorten_values(msg: &str) -> String {
             }
         }
     }
-    shorten(&out, 1000)
+    shorten(&out, MAX_MESSAGE_CHARS)
 }
+
+/// The longest message body [`shorten_values`] leaves (see there).
+pub const MAX_MESSAGE_CHARS: usize = 850;
 
 /// Serde's words for what it expected or found, in a user's words.
 fn words(serde: &str) -> String {

@@ -191,7 +191,7 @@ pub fn parse_stream(spec: &StreamSpec, parallelism: u32) -> Result<ParsedStream,
                             "no column named {c:?} (columns: {})",
                             declared
                                 .iter()
-                                .map(|d| d.0.as_str())
+                                .map(|d| format!("{:?}", d.0))
                                 .collect::<Vec<_>>()
                                 .join(", ")
                         ),

@@ -507,8 +507,9 @@ fn check_error(e: &Error) -> Result<(), Finding> {
         Error::Limit { .. } => 5,
     });
     let text = e.to_string();
-    if text.chars().count() > 1000 {
-        return Err(Finding::LongMessage(text.len()));
+    let chars = text.chars().count();
+    if chars > 1000 {
+        return Err(Finding::LongMessage(chars));
     }
     if let Error::Limit { message } = e {
         let clear = message.contains("raise the budget")
@@ -731,6 +732,11 @@ fn fuzz(
         };
         if let Some(f) = finding {
             errors += 1;
+            // JOINLAB_FUZZ_SLOW_DIR keeps every finding's whole input too.
+            if let Ok(dir) = std::env::var("JOINLAB_FUZZ_SLOW_DIR") {
+                let path = format!("{dir}/finding-{target}-{exec_seed}.json");
+                let _ = std::fs::write(path, &text);
+            }
             if findings.len() < 20 {
                 let mut t = text.clone();
                 t.truncate(2000);
@@ -772,6 +778,13 @@ fn quiet_panics() {
     std::panic::set_hook(Box::new(|_| {}));
 }
 
+/// Puts the default panic hook back (so the failing assertion prints its findings) and
+/// fails with the findings, each with the execution seed that replays it.
+fn report(findings: Vec<(u64, Finding, String)>) {
+    let _ = std::panic::take_hook();
+    assert!(findings.is_empty(), "{findings:#?}");
+}
+
 #[test]
 #[ignore = "fuzzing: scripts/test.sh runs a smoke run, docs/FUZZING.md the long runs"]
 fn scenarios() {
@@ -797,7 +810,7 @@ fn scenarios() {
         },
         exec_scenario,
     );
-    assert!(findings.is_empty(), "{findings:#?}");
+    report(findings);
 }
 
 #[test]
@@ -827,7 +840,7 @@ fn fragments() {
         },
         exec_fragment,
     );
-    assert!(findings.is_empty(), "{findings:#?}");
+    report(findings);
 }
 
 /// Replays one execution: `JOINLAB_FUZZ_REPLAY=PATH/TARGET-SEED.json` (the input text, the

@@ -94,7 +94,7 @@ mod reference {
                                 "no column named {c:?} (columns: {})",
                                 declared
                                     .iter()
-                                    .map(|d| d.0.as_str())
+                                    .map(|d| format!("{:?}", d.0))
                                     .collect::<Vec<_>>()
                                     .join(", ")
                             ),
