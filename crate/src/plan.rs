@@ -426,6 +426,25 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
     let mut key_ids: FxHashMap<Value, KeyId> = FxHashMap::default();
     let mut per_stream: Vec<Vec<Arrival>> = vec![Vec::new(), Vec::new()];
     let mut expand: Option<crate::grouping_sets::Expand> = None;
+    // A key seen for the first time: its key group and subtask from its hash
+    // (KeyGroupRangeAssignment), and its id.
+    let new_key = |keys: &mut Vec<KeyInfo>,
+                   key_ids: &mut FxHashMap<Value, KeyId>,
+                   value: Value,
+                   hash: i32|
+     -> KeyId {
+        let key_group = key_group_for_hash(hash, max_parallelism);
+        let subtask = subtask_for_key_group(max_parallelism, operator_parallelism, key_group);
+        let id = KeyId(keys.len() as u32);
+        key_ids.insert(value.clone(), id);
+        keys.push(KeyInfo {
+            value,
+            hash,
+            key_group,
+            subtask,
+        });
+        id
+    };
     let null = Value::Null;
     let mut schemas = Vec::with_capacity(parsed.len());
     for (si, ps) in parsed.into_iter().enumerate() {
@@ -516,21 +535,7 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
                             } else {
                                 java_hash_code(key_value)
                             };
-                            let key_group = key_group_for_hash(hash, max_parallelism);
-                            let subtask = subtask_for_key_group(
-                                max_parallelism,
-                                operator_parallelism,
-                                key_group,
-                            );
-                            let id = KeyId(keys.len() as u32);
-                            keys.push(KeyInfo {
-                                value: key_value.clone(),
-                                hash,
-                                key_group,
-                                subtask,
-                            });
-                            key_ids.insert(key_value.clone(), id);
-                            id
+                            new_key(&mut keys, &mut key_ids, key_value.clone(), hash)
                         }
                     };
                     if let (Some(sets), Some(g)) = (&expand_sets, &group_key) {
@@ -544,22 +549,7 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
                             let id = match key_ids.get(&value) {
                                 Some(k) => *k,
                                 None => {
-                                    let hash = sql_key_hash(&copy);
-                                    let key_group = key_group_for_hash(hash, max_parallelism);
-                                    let subtask = subtask_for_key_group(
-                                        max_parallelism,
-                                        operator_parallelism,
-                                        key_group,
-                                    );
-                                    let id = KeyId(keys.len() as u32);
-                                    keys.push(KeyInfo {
-                                        value: value.clone(),
-                                        hash,
-                                        key_group,
-                                        subtask,
-                                    });
-                                    key_ids.insert(value, id);
-                                    id
+                                    new_key(&mut keys, &mut key_ids, value, sql_key_hash(&copy))
                                 }
                             };
                             ex.keys.push(id);

@@ -7,6 +7,7 @@
 // Drawn only from the result and trace of the engine (crate/src/result.rs, crate/src/trace.rs).
 // User text goes in through textContent only.
 
+import { snapshotIndex, snapshotAt } from './app/step-state.js';
 import { WatermarkTracker, formatWatermark, keyText, rowName, rowValuesText, sideIndex, streamName, timeFormat, wmValue } from './timeline.js';
 
 const instances = new WeakMap();
@@ -16,36 +17,6 @@ function h(tag, cls, textContent) {
   if (cls) e.className = cls;
   if (textContent !== undefined) e.textContent = textContent;
   return e;
-}
-
-/** For each operator subtask, the steps (ascending) whose trace carries a state snapshot of it. */
-function snapshotIndex(result) {
-  const po = Math.max(1, result.operator_parallelism || result.parallelism || 1);
-  const idx = Array.from({ length: po }, () => []);
-  (result.trace || []).forEach((step, i) => {
-    for (const s of step.state || []) if (idx[s.subtask]) idx[s.subtask].push(i);
-  });
-  return idx;
-}
-
-/** The latest state snapshot of `subtask` at or before `step`: {state, step} or null. */
-function snapshotAt(result, index, subtask, step) {
-  const list = index[subtask];
-  if (!list || !list.length) return null;
-  let lo = 0;
-  let hi = list.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (list[mid] <= step) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  if (found < 0) return null;
-  const si = list[found];
-  const st = result.trace[si].state.find((s) => s.subtask === subtask);
-  return st ? { state: st, step: si } : null;
 }
 
 /** The cause of a step in words. */

@@ -39,18 +39,8 @@ function cacheOf(r) {
     /** @type {number[][] | null} */
     let index = null;
     if (Array.isArray(r.trace)) {
-      // For each operator subtask, the steps (ascending) whose trace carries its snapshot.
-      const idx = Array.from({ length: operatorSubtasks(r) }, () => /** @type {number[]} */ ([]));
-      let any = false;
-      r.trace.forEach((/** @type {any} */ step, /** @type {number} */ i) => {
-        for (const s of (step && step.state) || []) {
-          if (idx[s.subtask]) {
-            idx[s.subtask].push(i);
-            any = true;
-          }
-        }
-      });
-      if (any) index = idx;
+      const idx = snapshotIndex(r);
+      if (idx.some((list) => list.length)) index = idx;
     }
     c = { index, cut: snapshotsCut(r), at: new Map(), busy: null, latest: -1 };
     caches.set(r, c);
@@ -65,23 +55,47 @@ function cacheOf(r) {
  * @param {any} r @param {number[][]} index @param {number} step @returns {SubtaskState[]}
  */
 function fromSnapshots(r, index, step) {
-  /** @type {SubtaskState[]} */
-  const out = [];
-  index.forEach((list, subtask) => {
-    let lo = 0;
-    let hi = list.length - 1;
-    let found = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (list[mid] <= step) {
-        found = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    const st = found >= 0 ? r.trace[list[found]].state.find((/** @type {any} */ s) => s.subtask === subtask) : null;
-    out.push(st || { subtask, entries: [], timers: [] });
+  return index.map((_, subtask) => {
+    const snap = snapshotAt(r, index, subtask, step);
+    return snap ? snap.state : { subtask, entries: [], timers: [] };
   });
-  return out;
+}
+
+/**
+ * For each operator subtask, the steps (ascending) whose trace carries a state snapshot of it.
+ * @param {any} r @returns {number[][]}
+ */
+export function snapshotIndex(r) {
+  const idx = Array.from({ length: operatorSubtasks(r) }, () => /** @type {number[]} */ ([]));
+  (r.trace || []).forEach((/** @type {any} */ step, /** @type {number} */ i) => {
+    for (const s of (step && step.state) || []) if (idx[s.subtask]) idx[s.subtask].push(i);
+  });
+  return idx;
+}
+
+/**
+ * The latest state snapshot of `subtask` at or before `step` (a binary search of its steps in
+ * `index`): `{state, step}`, or null before its first.
+ * @param {any} r @param {number[][]} index @param {number} subtask @param {number} step
+ * @returns {{ state: SubtaskState, step: number } | null}
+ */
+export function snapshotAt(r, index, subtask, step) {
+  const list = index[subtask];
+  if (!list || !list.length) return null;
+  let lo = 0;
+  let hi = list.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid] <= step) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  if (found < 0) return null;
+  const si = list[found];
+  const st = r.trace[si].state.find((/** @type {any} */ s) => s.subtask === subtask);
+  return st ? { state: st, step: si } : null;
 }
 
 /**
