@@ -193,11 +193,17 @@ pub(crate) fn generate(
         seen[si] += 1;
     }
     let has_rejected = per_stream.iter().any(|v| !v.is_empty());
+    // A window aggregation's GROUPING SETS / ROLLUP / CUBE: Expand copies each row once per
+    // grouping set before the (local) window aggregate, whose numRecordsIn the pacer waits
+    // for (as in flink_sql_window_agg.rs).
+    let copies = plan.expand.as_ref().map_or(1, |ex| ex.sets.len());
     if has_rejected {
         let _ = writeln!(
             m,
-            "        Rt.ROW_WEIGHT = (s, row) -> rejectedByWhere(s, row) ? 0 : 1;"
+            "        Rt.ROW_WEIGHT = (s, row) -> rejectedByWhere(s, row) ? 0 : {copies};"
         );
+    } else if copies != 1 {
+        let _ = writeln!(m, "        Rt.ROW_WEIGHT = (s, row) -> {copies}L;");
     }
     // As Flink's SQL client runs a query: executeSql(query).collect(), each row with its row
     // kind. The collect sink has no subtask, so results print with subtask '-'. The job runs
@@ -228,6 +234,16 @@ pub(crate) fn generate(
     let _ = writeln!(m, "        for (java.util.Map.Entry<String, Counter> e : new java.util.TreeMap<>(Rt.OP_LATE).entrySet()) {{");
     let _ = writeln!(m, "            System.out.println(\"JL|LATECOUNT|\" + e.getKey() + \"|\" + e.getValue().getCount());");
     let _ = writeln!(m, "        }}");
+    if plan.operator == OperatorKind::WindowTvfAggregate {
+        // The window aggregate drops late rows silently and counts them in
+        // numLateRecordsDropped (WindowAggOperator), per subtask.
+        let _ = writeln!(m, "        for (java.util.Map.Entry<Integer, Counter> e : new java.util.TreeMap<>(Rt.LATE_DROPPED).entrySet()) {{");
+        let _ = writeln!(
+            m,
+            "            System.out.println(\"JL|LATEDROP|\" + e.getKey() + \"|\" + e.getValue().getCount());"
+        );
+        let _ = writeln!(m, "        }}");
+    }
     let _ = writeln!(m, "        System.out.flush();");
     let _ = writeln!(m, "        Rt.COLLECTED = true;");
     let mut c = r#"    /** Prints each change with its row kind and the query's values. */
@@ -294,7 +310,17 @@ pub(crate) fn generate(
         let _ = writeln!(c, "        return false;");
         let _ = writeln!(c, "    }}\n");
     }
-    let (delay, op_name) = if interval_join {
+    let window_agg = plan.operator == OperatorKind::WindowTvfAggregate;
+    let (delay, op_name) = if window_agg {
+        // TUMBLE / HOP / CUMULATE run in two phases (LocalWindowAggregate chained to the
+        // source, GlobalWindowAggregate after the shuffle), SESSION in one WindowAggregate.
+        let name = if super::flink_sql_window_agg::two_phase(plan) {
+            "GlobalWindowAggregate"
+        } else {
+            "WindowAggregate"
+        };
+        (0, name)
+    } else if interval_join {
         let (lo, hi) = sql_bounds(plan);
         ((-lo).max(hi).max(0), "IntervalJoin")
     } else if window_join {
@@ -315,7 +341,7 @@ pub(crate) fn generate(
         ],
         summary: vec![format!("The script's query, as written: {query}")],
         operator_name: op_name.into(),
-        shape: Shape::Two,
+        shape: if window_agg { Shape::One } else { Shape::Two },
         output_watermark_delay: if proctime { 0 } else { delay },
         pace_watermarks: !proctime,
         main: m,
