@@ -331,9 +331,9 @@ mod hostile {
         assert!(m.contains("job.allowed_lateness"), "{m}");
     }
 
-    /// The best of three timings of `f`, in seconds.
+    /// The best of five timings of `f`, in seconds.
     fn best(f: impl Fn()) -> f64 {
-        (0..3)
+        (0..5)
             .map(|_| {
                 let t = std::time::Instant::now();
                 f();
@@ -353,11 +353,12 @@ mod hostile {
                     assert!(matches!(e, Error::Row { line: 1, .. }), "{e}");
                 }
             };
-            let (one, two) = (line(1 << 20), line(2 << 20));
-            let (t1, t2) = (best(&one), best(&two));
-            // Linear: twice the text, about twice the time (quadratic would be 4×, and a
-            // minute for one megabyte).
-            assert!(t2 < 3.0 * t1 + 0.05, "1 MB {t1:.3} s, 2 MB {t2:.3} s");
+            let (one, four) = (line(1 << 20), line(4 << 20));
+            let (t1, t4) = (best(&one), best(&four));
+            // Linear: four times the text, about four times the time. Quadratic would be 16×
+            // (and a minute for one megabyte); the margin up to 8× and the absolute slack are
+            // for a busy machine, where other tests run beside this one.
+            assert!(t4 < 8.0 * t1 + 0.1, "1 MB {t1:.3} s, 4 MB {t4:.3} s");
             assert!(t1 < 10.0, "{t1}");
         }
         // The column of a field after wide characters is still counted in characters.
