@@ -60,6 +60,7 @@ function render(r) {
   if (app.step === null) {
     heading('State left at the end');
     delete body.dataset.step;
+    delete body.dataset.pending;
     const n = renderState(body, r);
     sec.hidden = r.state_empty;
     setCount(sec, n);
@@ -74,6 +75,9 @@ function render(r) {
   heading(`State after ${label}`);
   sec.hidden = false;
   body.dataset.step = String(step);
+  // A render for an earlier result (the untraced one, before the traced one arrived) may have
+  // left its request pending: this render answers for the step now.
+  delete body.dataset.pending;
   const got = stateAfterStep(r, step);
   const show = (/** @type {any[]} */ st) => setCount(sec, drawStates(body, names, st, { empty: `no buffered state and no pending timers after ${label}` }));
   if (Array.isArray(got)) {
