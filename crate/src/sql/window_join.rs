@@ -43,16 +43,8 @@ pub(crate) struct WindowJoinQuery {
 /// `(SELECT * FROM TABLE(TVF(…))) [AS] a` or `TABLE(TVF(…)) [AS] a`; `None` for any other
 /// FROM item.
 pub(crate) fn windowed(tables: &[Table], f: &TableFactor) -> Result<Option<Windowed>, SqlError> {
-    match f {
-        TableFactor::TableFunction { expr, alias } => {
-            let (tvf, table, _) = tvf_call(tables, expr)?;
-            Ok(Some(Windowed {
-                tvf,
-                table,
-                alias: alias.as_ref().map(|a| a.name.clone()),
-                at: expr.span().start,
-            }))
-        }
+    let (expr, alias) = match f {
+        TableFactor::TableFunction { expr, alias } => (expr, alias),
         TableFactor::Derived {
             subquery, alias, ..
         } => {
@@ -76,16 +68,17 @@ pub(crate) fn windowed(tables: &[Table], f: &TableFactor) -> Result<Option<Windo
                     "a windowed subquery other than SELECT * FROM TABLE(window TVF)",
                 ));
             }
-            let (tvf, table, _) = tvf_call(tables, expr)?;
-            Ok(Some(Windowed {
-                tvf,
-                table,
-                alias: alias.as_ref().map(|a| a.name.clone()),
-                at: expr.span().start,
-            }))
+            (expr, alias)
         }
-        _ => Ok(None),
-    }
+        _ => return Ok(None),
+    };
+    let (tvf, table, _) = tvf_call(tables, expr)?;
+    Ok(Some(Windowed {
+        tvf,
+        table,
+        alias: alias.as_ref().map(|a| a.name.clone()),
+        at: expr.span().start,
+    }))
 }
 
 /// Reads a window join whose left input is `left`.
