@@ -1,0 +1,412 @@
+//! `CREATE TABLE`, `SET` and hints of a script: Flink's column types, computed columns,
+//! `WATERMARK FOR`, primary keys, the `WITH` options that change semantics, and durations.
+
+use super::*;
+
+impl State {
+    pub(super) fn set(&mut self, key: &str, value: &str, at: Location) -> Result<(), SqlError> {
+        let dur = |v: &str| -> Result<Millis, SqlError> {
+            flink_duration(v).map(Millis).map_err(|m| err(at, m))
+        };
+        self.settings_at.push((key.to_string(), at));
+        let job = &mut self.sc.job;
+        match key {
+            "parallelism.default" => {
+                job.parallelism = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| err(at, format!("'{value}' is not a parallelism")))?;
+            }
+            "pipeline.max-parallelism" => {
+                job.max_parallelism = Some(
+                    value
+                        .trim()
+                        .parse()
+                        .map_err(|_| err(at, format!("'{value}' is not a parallelism")))?,
+                );
+            }
+            "table.exec.source.idle-timeout" => {
+                let d = dur(value)?;
+                job.settings.source_idle_timeout = (d.0 != 0).then_some(d);
+            }
+            "table.exec.state.ttl" => {
+                let d = dur(value)?;
+                job.settings.state_ttl = (d.0 != 0).then_some(d);
+            }
+            "table.exec.interval-join.min-cleanup-interval" => {
+                job.sql.min_cleanup = dur(value)?;
+            }
+            "pipeline.auto-watermark-interval" => {
+                // The tables' watermarks are emitted periodically at this interval of
+                // (simulated) processing time; see `finish` for the rule.
+                let d = dur(value)?;
+                if d.0 < 0 {
+                    return Err(err(at, "the interval must not be negative"));
+                }
+                self.auto_watermark_interval = Some(d);
+            }
+            _ => return Err(unsupported(at, &format!("the option '{key}'"))),
+        }
+        Ok(())
+    }
+
+    pub(super) fn create_table(&mut self, p: &mut Parser) -> Result<Table, SqlError> {
+        let at = p.peek_token().span.start;
+        let pe = |e| from_parser(e, at);
+        let name = last_ident(&p.parse_object_name(false).map_err(pe)?);
+        let mut t = Table {
+            name: name.value.clone(),
+            at: name.span.start,
+            columns: Vec::new(),
+            proctime: None,
+            watermark: None,
+            primary_key: Vec::new(),
+            rows: Vec::new(),
+            emit_periodic: None,
+            idle_timeout: None,
+        };
+        p.expect_token(&Token::LParen).map_err(pe)?;
+        loop {
+            let here = p.peek_token().span.start;
+            if parse_word(p, "WATERMARK") {
+                p.expect_keyword_is(Keyword::FOR).map_err(pe)?;
+                let col = p.parse_identifier().map_err(pe)?;
+                p.expect_keyword_is(Keyword::AS).map_err(pe)?;
+                let e = p.parse_expr().map_err(pe)?;
+                let delay = watermark_delay(&col, &e)?;
+                t.watermark = Some((col.value.clone(), delay, col.span.start));
+            } else if p.parse_keyword(Keyword::PRIMARY) || p.parse_keyword(Keyword::CONSTRAINT) {
+                if !p.parse_keyword(Keyword::KEY) {
+                    // CONSTRAINT name PRIMARY KEY
+                    p.parse_identifier().map_err(pe)?;
+                    p.expect_keyword_is(Keyword::PRIMARY).map_err(pe)?;
+                    p.expect_keyword_is(Keyword::KEY).map_err(pe)?;
+                }
+                p.expect_token(&Token::LParen).map_err(pe)?;
+                let cols = p
+                    .parse_comma_separated(Parser::parse_identifier)
+                    .map_err(pe)?;
+                p.expect_token(&Token::RParen).map_err(pe)?;
+                let ne = p.peek_token().span.start;
+                if !p.parse_keywords(&[Keyword::NOT, Keyword::ENFORCED]) {
+                    // SqlCreateTableConverter / SqlTableConstraint: Flink's own words.
+                    return Err(err(ne, "Flink doesn't support ENFORCED mode for PRIMARY KEY constraint. ENFORCED/NOT ENFORCED controls if the constraint checks are performed on the incoming/outgoing data. Flink does not own the data therefore the only supported mode is the NOT ENFORCED mode"));
+                }
+                t.primary_key = cols.into_iter().map(|c| c.value).collect();
+            } else {
+                let col = p.parse_identifier().map_err(pe)?;
+                if p.parse_keyword(Keyword::AS) {
+                    let e = p.parse_expr().map_err(pe)?;
+                    match &e {
+                        Expr::Function(f)
+                            if last_ident(&f.name).value.eq_ignore_ascii_case("PROCTIME") =>
+                        {
+                            t.proctime = Some(col.value.clone());
+                        }
+                        _ => {
+                            return Err(unsupported(
+                                col.span.start,
+                                "a computed column other than PROCTIME() (declare the time column as TIMESTAMP(3) and give its values)",
+                            ))
+                        }
+                    }
+                } else {
+                    let ty = sql_type(&p.parse_data_type().map_err(pe)?, here)?;
+                    let _ = p.parse_keywords(&[Keyword::NOT, Keyword::NULL]);
+                    if p.parse_keyword(Keyword::COMMENT) {
+                        p.parse_literal_string().map_err(pe)?;
+                    }
+                    if t.has(&col.value) {
+                        return Err(err(
+                            col.span.start,
+                            format!(
+                                "A column named '{}' already exists in the table.",
+                                col.value
+                            ),
+                        ));
+                    }
+                    t.columns.push((col.value.clone(), ty, col.span.start));
+                }
+            }
+            if p.consume_token(&Token::Comma) {
+                continue;
+            }
+            p.expect_token(&Token::RParen).map_err(pe)?;
+            break;
+        }
+        if p.parse_keyword(Keyword::COMMENT) {
+            p.parse_literal_string().map_err(pe)?;
+        }
+        if p.parse_keyword(Keyword::WITH) {
+            // The connector options are the user's production configuration: kept in the
+            // script text for the export, not interpreted.
+            p.expect_token(&Token::LParen).map_err(pe)?;
+            loop {
+                if p.consume_token(&Token::RParen) {
+                    break;
+                }
+                let kt = p.peek_token().span.start;
+                let k = p.parse_literal_string().map_err(pe)?;
+                p.expect_token(&Token::Eq).map_err(pe)?;
+                let vt = p.peek_token().span.start;
+                let v = p.parse_literal_string().map_err(pe)?;
+                match k.as_str() {
+                    // FactoryUtil.WATERMARK_EMIT_STRATEGY (default on-periodic).
+                    "scan.watermark.emit.strategy" => {
+                        t.emit_periodic = Some(match v.trim().to_ascii_lowercase().as_str() {
+                            "on-event" => false,
+                            "on-periodic" => true,
+                            _ => return Err(err(vt, format!("Could not parse value '{v}' for key 'scan.watermark.emit.strategy' (expected on-event or on-periodic)"))),
+                        });
+                    }
+                    // FactoryUtil.SOURCE_IDLE_TIMEOUT: overrides table.exec.source.idle-timeout
+                    // for this table (WatermarkPushDownSpec.calculateIdleTimeoutMillis).
+                    "scan.watermark.idle-timeout" => {
+                        let ms = flink_duration(&v).map_err(|m| err(vt, m))?;
+                        t.idle_timeout = Some(Millis(ms));
+                    }
+                    _ if k.starts_with("scan.watermark.") => {
+                        return Err(unsupported(kt, &format!("the option '{k}'")));
+                    }
+                    _ => {}
+                }
+                if !p.consume_token(&Token::Comma) {
+                    p.expect_token(&Token::RParen).map_err(pe)?;
+                    break;
+                }
+            }
+        }
+        // Checks Flink makes when it converts the DDL (SqlCreateTableConverter, the
+        // MergeTableLikeUtil schema builder).
+        if let Some((c, _, at)) = &t.watermark {
+            match t.columns.iter().find(|(n, _, _)| n == c) {
+                None => {
+                    return Err(err(
+                        *at,
+                        format!(
+                            "The rowtime attribute field '{c}' is not defined in the table schema, at line {} column {}\nAvailable fields: [{}]",
+                            at.line,
+                            at.column,
+                            t.columns.iter().map(|(n, _, _)| format!("'{n}'")).collect::<Vec<_>>().join(", ")
+                        ),
+                    ))
+                }
+                Some((_, SqlType::Timestamp { .. }, _)) => {}
+                Some((_, ty, _)) => {
+                    return Err(err(*at, format!("Invalid data type of time field for watermark definition. The field must be of type TIMESTAMP(p) or TIMESTAMP_LTZ(p), the supported precision 'p' is from 0 to 3, but the time field type is {}", ty.sql_name())))
+                }
+            }
+        }
+        for k in &t.primary_key {
+            if !t.columns.iter().any(|(n, _, _)| n == k) {
+                return Err(err(
+                    t.at,
+                    format!("Could not create a PRIMARY KEY '{k}'. Column '{k}' does not exist."),
+                ));
+            }
+        }
+        // A table with PROCTIME() may have one TIMESTAMP column: the rows' time, which only
+        // orders their arrival (the engine's time column of a processing-time input).
+        let mut proc_ts = t.proctime.is_some();
+        for (n, ty, at) in &t.columns {
+            if matches!(ty, SqlType::Timestamp { .. })
+                && t.watermark.as_ref().is_none_or(|(c, _, _)| c != n)
+            {
+                if std::mem::take(&mut proc_ts) {
+                    continue;
+                }
+                return Err(unsupported(
+                    *at,
+                    "a TIMESTAMP column that is not the table's WATERMARK column",
+                ));
+            }
+        }
+        if t.watermark.is_some() && t.proctime.is_some() {
+            return Err(unsupported(
+                t.at,
+                "a table with both a rowtime and a proctime attribute",
+            ));
+        }
+        Ok(t)
+    }
+
+    pub(super) fn hint(&mut self, text: &str, at: Location) -> Result<(), SqlError> {
+        let t = text.trim();
+        let Some(rest) = t.strip_prefix("STATE_TTL") else {
+            return Err(unsupported(at, &format!("the hint /*+{text}*/")));
+        };
+        let inner = rest.trim().trim_start_matches('(').trim_end_matches(')');
+        self.ttl_hints = inner
+            .split(',')
+            .filter(|s| !s.trim().is_empty())
+            .map(|kv| {
+                let mut it = kv.splitn(2, '=');
+                let k = it
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .trim_matches('\'')
+                    .to_string();
+                let v = it
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .trim_matches('\'')
+                    .to_string();
+                (k, v)
+            })
+            .collect();
+        self.hint_at = Some(at);
+        Ok(())
+    }
+}
+
+/// A Flink duration option value: `10 s`, `1h`, `500 ms`, `1 min`, `3600000` (ms).
+pub(crate) fn flink_duration(v: &str) -> Result<i64, String> {
+    let t = v.trim().to_ascii_lowercase();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (n, unit) = t.split_at(split);
+    let n: i64 = n.parse().map_err(|_| format!("'{v}' is not a duration"))?;
+    let mult = match unit.trim() {
+        "" | "ms" | "milli" | "millis" | "millisecond" | "milliseconds" => 1,
+        "s" | "sec" | "secs" | "second" | "seconds" => 1000,
+        "min" | "m" | "minute" | "minutes" => 60_000,
+        "h" | "hour" | "hours" => 3_600_000,
+        "d" | "day" | "days" => 86_400_000,
+        _ => return Err(format!("'{v}' is not a duration")),
+    };
+    n.checked_mul(mult)
+        .ok_or_else(|| format!("'{v}' is too long"))
+}
+
+pub(super) fn sql_type(dt: &DataType, at: Location) -> Result<SqlType, SqlError> {
+    let s = dt.to_string().to_ascii_uppercase().replace(' ', "");
+    Ok(match s.as_str() {
+        "INT" | "INTEGER" => SqlType::Int,
+        "BIGINT" => SqlType::Bigint,
+        "STRING" | "VARCHAR" | "TEXT" => SqlType::String,
+        "DOUBLE" | "DOUBLEPRECISION" => SqlType::Double,
+        "BOOLEAN" | "BOOL" => SqlType::Boolean,
+        "TIMESTAMP(3)" | "TIMESTAMP" => SqlType::Timestamp { ltz: false },
+        "TIMESTAMP_LTZ(3)" | "TIMESTAMP(3)WITHLOCALTIMEZONE" => SqlType::Timestamp { ltz: true },
+        _ if s.starts_with("VARCHAR(") || s.starts_with("CHAR(") => SqlType::String,
+        _ => return Err(unsupported(at, &format!("the type {dt}"))),
+    })
+}
+
+/// `rt - INTERVAL '5' SECOND` (or `rt`) -> 5000 (or 0).
+pub(super) fn watermark_delay(col: &Ident, e: &Expr) -> Result<i64, SqlError> {
+    let is_col =
+        |x: &Expr| matches!(x, Expr::Identifier(i) if i.value.eq_ignore_ascii_case(&col.value));
+    match e {
+        x if is_col(x) => Ok(0),
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::Minus,
+            right,
+        } if is_col(left) => {
+            let ms = interval_ms(right)?;
+            if ms < 0 {
+                return Err(unsupported(
+                    right.span().start,
+                    "a negative watermark delay",
+                ));
+            }
+            Ok(ms)
+        }
+        Expr::Nested(inner) => watermark_delay(col, inner),
+        other => Err(unsupported(
+            other.span().start,
+            "this watermark expression (the engine simulates `rt` and `rt - INTERVAL …`)",
+        )),
+    }
+}
+
+/// `INTERVAL '10' MINUTE(S)` / `INTERVAL '1.5' SECOND` / `INTERVAL '1 02:03:04.005' DAY TO
+/// SECOND` -> milliseconds.
+pub(crate) fn interval_ms(e: &Expr) -> Result<i64, SqlError> {
+    let at = e.span().start;
+    // `-INTERVAL '1' SECOND` (a negative window offset).
+    if let Expr::UnaryOp {
+        op: UnaryOperator::Minus,
+        expr,
+    } = e
+    {
+        return interval_ms(expr)?
+            .checked_neg()
+            .ok_or_else(|| err(at, "the INTERVAL is out of range"));
+    }
+    let Expr::Interval(iv) = e else {
+        return Err(err(at, "expected an INTERVAL"));
+    };
+    let text = match iv.value.as_ref() {
+        Expr::Value(v) => match &v.value {
+            SValue::SingleQuotedString(s) | SValue::Number(s, _) => s.clone(),
+            _ => return Err(err(at, "an INTERVAL needs a quoted value")),
+        },
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } => match expr.as_ref() {
+            Expr::Value(v) => match &v.value {
+                SValue::SingleQuotedString(s) | SValue::Number(s, _) => format!("-{s}"),
+                _ => return Err(err(at, "an INTERVAL needs a quoted value")),
+            },
+            _ => return Err(err(at, "an INTERVAL needs a quoted value")),
+        },
+        _ => return Err(err(at, "an INTERVAL needs a quoted value")),
+    };
+    let unit = |f: &DateTimeField| -> Option<i64> {
+        Some(match f {
+            DateTimeField::Day | DateTimeField::Days => 86_400_000,
+            DateTimeField::Hour | DateTimeField::Hours => 3_600_000,
+            DateTimeField::Minute | DateTimeField::Minutes => 60_000,
+            DateTimeField::Second | DateTimeField::Seconds => 1000,
+            DateTimeField::Millisecond | DateTimeField::Milliseconds => 1,
+            _ => return None,
+        })
+    };
+    let lead = iv
+        .leading_field
+        .as_ref()
+        .ok_or_else(|| err(at, "an INTERVAL needs a unit"))?;
+    let lu = unit(lead).ok_or_else(|| unsupported(at, &format!("an INTERVAL in {lead}")))?;
+    let (neg, body) = match text.trim().strip_prefix('-') {
+        Some(b) => (true, b.trim().to_string()),
+        None => (false, text.trim().to_string()),
+    };
+    let ms = match &iv.last_field {
+        None => {
+            let v: f64 = body.parse().map_err(|_| {
+                err(
+                    at,
+                    format!("Illegal interval literal format '{text}' for INTERVAL {lead}"),
+                )
+            })?;
+            (v * lu as f64).round() as i64
+        }
+        Some(_) => {
+            // DAY TO SECOND / HOUR TO SECOND / MINUTE TO SECOND: `d hh:mm:ss.fff`.
+            let (days, clock) = match body.split_once(' ') {
+                Some((d, c)) => (
+                    d.parse::<i64>().map_err(|_| err(at, "bad interval"))?,
+                    c.to_string(),
+                ),
+                None => (0, body.clone()),
+            };
+            let parts: Vec<&str> = clock.split(':').collect();
+            let mut ms = days * 86_400_000;
+            let units = [3_600_000i64, 60_000, 1000];
+            let start = 3usize.saturating_sub(parts.len());
+            for (k, p) in parts.iter().enumerate() {
+                let u = units.get(start + k).copied().unwrap_or(1000);
+                let v: f64 = p
+                    .parse()
+                    .map_err(|_| err(at, format!("Illegal interval literal format '{text}'")))?;
+                ms += (v * u as f64).round() as i64;
+            }
+            ms
+        }
+    };
+    Ok(if neg { -ms } else { ms })
+}

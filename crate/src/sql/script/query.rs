@@ -1,0 +1,781 @@
+//! The script's one query: its `FROM` (the join or the window TVF), the projection and the
+//! `WHERE`, and the join condition read into the scenario's bounds and keys.
+
+use super::*;
+
+impl State {
+    pub(super) fn query_of(
+        &mut self,
+        q: sqlparser::ast::Query,
+        at: Location,
+        sink: Option<&Ident>,
+    ) -> Result<(), SqlError> {
+        if q.with.is_some() {
+            return Err(unsupported(at, "WITH"));
+        }
+        if q.order_by.is_some() || q.limit_clause.is_some() {
+            return Err(unsupported(at, "ORDER BY / LIMIT"));
+        }
+        match *q.body {
+            SetExpr::Select(sel) => self.query(&sel, at, sink),
+            SetExpr::Query(inner) => self.query_of(*inner, at, sink),
+            _ => Err(unsupported(at, "this query shape (UNION, VALUES, …)")),
+        }
+    }
+
+    pub(crate) fn table_index(&self, f: &TableFactor) -> Result<(usize, Option<Ident>), SqlError> {
+        match f {
+            TableFactor::Table { name, alias, .. } => {
+                let id = last_ident(name);
+                let i = self
+                    .tables
+                    .iter()
+                    .position(|t| t.name.eq_ignore_ascii_case(&id.value))
+                    .ok_or_else(|| {
+                        err(id.span.start, format!("Object '{}' not found", id.value))
+                    })?;
+                Ok((i, alias.as_ref().map(|a| a.name.clone())))
+            }
+            other => Err(unsupported(
+                other.span().start,
+                "this FROM item (a table function or subquery)",
+            )),
+        }
+    }
+
+    pub(super) fn query(
+        &mut self,
+        sel: &sqlparser::ast::Select,
+        at: Location,
+        _sink: Option<&Ident>,
+    ) -> Result<(), SqlError> {
+        if let Some(prev) = self.query_at {
+            return Err(err(
+                at,
+                format!(
+                    "a script has one query (the first is at line {})",
+                    prev.line
+                ),
+            ));
+        }
+        self.query_at = Some(at);
+        if sel.from.len() != 1 {
+            return Err(unsupported(
+                at,
+                "a FROM list of several tables (write a JOIN)",
+            ));
+        }
+        if sel.distinct.is_some() {
+            return Err(unsupported(at, "SELECT DISTINCT"));
+        }
+        if sel.having.is_some() {
+            return Err(unsupported(at, "HAVING"));
+        }
+        for h in &sel.optimizer_hints {
+            self.hint(&h.text, at)?;
+        }
+        let from = &sel.from[0];
+        let window_join = !from.joins.is_empty() || sel.selection.is_some();
+        if let Some(left) =
+            crate::sql::window_join::windowed(&self.tables, &from.relation)?.filter(|_| window_join)
+        {
+            let wj = crate::sql::window_join::read(&self.tables, sel, from, left, at)?;
+            let job = &mut self.sc.job;
+            job.operator = OperatorKind::WindowTvfJoin;
+            job.tvf = wj.tvf;
+            job.sql.join = wj.join;
+            self.keys = wj.keys;
+            let semi = matches!(wj.join, JoinType::Semi | JoinType::Anti);
+            let q = projection(&wj.tables, &wj.inputs, sel, None, at, wj.join, semi)?;
+            self.sc.job.query = Some(q);
+            self.inputs = wj.inputs;
+            return Ok(());
+        }
+        if let TableFactor::TableFunction { expr, .. } = &from.relation {
+            if let Some(w) = &sel.selection {
+                return Err(unsupported(w.span().start, "WHERE with a window TVF"));
+            }
+            if !from.joins.is_empty() {
+                return Err(unsupported(
+                    from.joins[0].relation.span().start,
+                    "a join of a window TVF (a window join joins two windowed subqueries)",
+                ));
+            }
+            let (agg, input) = crate::sql::tvf::window_aggregate(&self.tables, sel, expr)?;
+            let job = &mut self.sc.job;
+            job.operator = OperatorKind::WindowTvfAggregate;
+            job.tvf = agg.tvf;
+            // The stream's key column is the first GROUP BY key (window_tvf_aggregate::validate).
+            self.keys = agg.group.keys.first().map(|k| (k.clone(), String::new()));
+            job.group = agg.group;
+            self.inputs = vec![(input, None)];
+            return Ok(());
+        }
+        if !matches!(&sel.group_by, sqlparser::ast::GroupByExpr::Expressions(v, _) if v.is_empty())
+        {
+            return Err(unsupported(
+                at,
+                "GROUP BY without a window TVF (an unbounded aggregation)",
+            ));
+        }
+        let (li, la) = self.table_index(&from.relation)?;
+        let mut inputs = vec![(li, la)];
+        if from.joins.len() > 1 {
+            return Err(unsupported(
+                from.joins[1].relation.span().start,
+                "a join of more than two tables",
+            ));
+        }
+        if let Some(j) = from.joins.first() {
+            let (ri, ra) = self.table_index(&j.relation)?;
+            if ri == li {
+                return Err(unsupported(j.relation.span().start, "a self-join"));
+            }
+            inputs.push((ri, ra));
+            let (jt, cons) = match &j.join_operator {
+                JoinOperator::Join(c) | JoinOperator::Inner(c) => (JoinType::Inner, c),
+                JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (JoinType::Left, c),
+                JoinOperator::Right(c) | JoinOperator::RightOuter(c) => (JoinType::Right, c),
+                JoinOperator::FullOuter(c) => (JoinType::Full, c),
+                _ => return Err(unsupported(j.relation.span().start, "this kind of join")),
+            };
+            let on = match cons {
+                JoinConstraint::On(e) => e.clone(),
+                _ => return Err(unsupported(j.relation.span().start, "a join without ON")),
+            };
+            let version = match &j.relation {
+                TableFactor::Table { version, .. } => version.clone(),
+                _ => None,
+            };
+            let resolver = Resolver {
+                tables: &self.tables,
+                inputs: &inputs,
+            };
+            let mut conj = Vec::new();
+            split_and(&on, &mut conj);
+            let mut keys: Vec<(String, String)> = Vec::new();
+            let mut lower: Option<(i64, bool)> = None;
+            let mut upper: Option<(i64, bool)> = None;
+            for c in conj {
+                if let Some((a, b)) = resolver.equi(c)? {
+                    keys.push((a, b));
+                    continue;
+                }
+                match resolver.time_bound(c)? {
+                    Some(bounds) => {
+                        for (is_lower, v, strict) in bounds {
+                            let slot = if is_lower { &mut lower } else { &mut upper };
+                            if slot.is_some() {
+                                return Err(unsupported(
+                                    c.span().start,
+                                    "a second bound on the same side of the interval",
+                                ));
+                            }
+                            *slot = Some((v, strict));
+                        }
+                    }
+                    None => return Err(unsupported(
+                        c.span().start,
+                        "this join condition (only key equalities and time bounds are simulated)",
+                    )),
+                }
+            }
+            if keys.len() > 1 {
+                return Err(unsupported(
+                    on.span().start,
+                    "a join on several key columns",
+                ));
+            }
+            let lt = &self.tables[li];
+            let job = &mut self.sc.job;
+            job.sql.join = jt;
+            if let Some(v) = version {
+                let TableVersion::ForSystemTimeAsOf(e) = &v else {
+                    return Err(unsupported(at, "this table version"));
+                };
+                if jt != JoinType::Inner && jt != JoinType::Left {
+                    // TemporalJoinRewriteWithUniqueKeyRule / the temporal join rules match
+                    // INNER and LEFT joins only; Flink finds no plan for the others.
+                    return Err(err(
+                        e.span().start,
+                        "a temporal join is an INNER JOIN or a LEFT JOIN (Flink has no plan for other join types)",
+                    ));
+                }
+                let resolver = Resolver {
+                    tables: &self.tables,
+                    inputs: &inputs,
+                };
+                match resolver.column(e)? {
+                    Some((0, c)) if resolver.is_time_attr(0, &c) => {}
+                    _ => {
+                        return Err(err(
+                            e.span().start,
+                            "FOR SYSTEM_TIME AS OF takes the left table's time attribute (its rowtime or PROCTIME() column)",
+                        ))
+                    }
+                }
+                let rt = &self.tables[ri];
+                if lt.proctime.is_none() && rt.primary_key.is_empty() {
+                    // TemporalJoinUtil.validateTemporalFunctionPrimaryKey (Flink's words).
+                    return Err(err(
+                        e.span().start,
+                        "Temporal Table Join requires primary key in versioned table, but no primary key can be found.",
+                    ));
+                }
+                let job = &mut self.sc.job;
+                job.operator = if lt.proctime.is_some() {
+                    OperatorKind::LookupJoin
+                } else {
+                    OperatorKind::TemporalJoin
+                };
+                if lower.is_some() || upper.is_some() {
+                    return Err(unsupported(
+                        on.span().start,
+                        "a time bound in a temporal join",
+                    ));
+                }
+            } else {
+                match (lower, upper) {
+                    (None, None) => job.operator = OperatorKind::RegularJoin,
+                    (Some((lo, ls)), Some((hi, hs))) => {
+                        job.operator = OperatorKind::SqlIntervalJoin;
+                        job.sql.lower = Millis(lo);
+                        job.sql.upper = Millis(hi);
+                        job.sql.lower_strict = ls;
+                        job.sql.upper_strict = hs;
+                        if lt.proctime.is_some() {
+                            job.sql.time = TimeKind::Processing;
+                        }
+                    }
+                    _ => {
+                        return Err(unsupported(
+                            on.span().start,
+                            "a join with one time bound (Flink plans it as a regular join with a non-equi condition)",
+                        ))
+                    }
+                }
+            }
+            if let Some((a, b)) = keys.first() {
+                self.keys = Some((a.clone(), b.clone()));
+            }
+        } else {
+            return Err(unsupported(
+                at,
+                "a query without a join (window TVF aggregation is planned)",
+            ));
+        }
+        let q = projection(
+            &self.tables,
+            &inputs,
+            sel,
+            sel.selection.as_ref(),
+            at,
+            self.sc.job.sql.join,
+            false,
+        )?;
+        self.sc.job.query = Some(q);
+        self.inputs = inputs;
+        Ok(())
+    }
+}
+
+/// The tables as a window join's query sees them: each with the TVF's window columns
+/// (`window_start`, `window_end`, `window_time`, all `TIMESTAMP(3)`) after its own.
+pub(crate) fn projection_tables(tables: &[Table]) -> Vec<Table> {
+    tables
+        .iter()
+        .map(|t| {
+            let mut t = t.clone();
+            for w in crate::sql::window_join::WINDOW_COLUMNS {
+                if !t.has(w) {
+                    t.columns
+                        .push((w.to_string(), SqlType::Timestamp { ltz: false }, t.at));
+                }
+            }
+            t
+        })
+        .collect()
+}
+
+/// The select list and the `WHERE` of a query over its two inputs (`tables` as the query
+/// sees them: a window join's inputs carry the TVF's window columns).
+pub(crate) fn projection(
+    tables: &[Table],
+    inputs: &[(usize, Option<Ident>)],
+    sel: &sqlparser::ast::Select,
+    selection: Option<&Expr>,
+    at: Location,
+    jt: JoinType,
+    semi: bool,
+) -> Result<QuerySpec, SqlError> {
+    // The projection.
+    let resolver = Resolver { tables, inputs };
+    let mut items = Vec::new();
+    let mut star_only = true;
+    for (i, it) in sel.projection.iter().enumerate() {
+        match it {
+            SItem::Wildcard(_) => {
+                // A semi or anti join gives the left input's columns only.
+                for (side, (ti, _)) in inputs.iter().enumerate().take(if semi { 1 } else { 2 }) {
+                    for n in all_columns(&tables[*ti]) {
+                        items.push(SelectItem {
+                            expr: SqlExpr::Col {
+                                input: side as u8,
+                                name: n.clone(),
+                            },
+                            name: n,
+                        });
+                    }
+                }
+            }
+            SItem::QualifiedWildcard(kind, _) => {
+                star_only = false;
+                let name = match kind {
+                    sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(n) => last_ident(n),
+                    _ => return Err(unsupported(at, "this wildcard")),
+                };
+                let side = resolver.side_of(&name)?;
+                for n in all_columns(&tables[inputs[side].0]) {
+                    items.push(SelectItem {
+                        expr: SqlExpr::Col {
+                            input: side as u8,
+                            name: n.clone(),
+                        },
+                        name: n,
+                    });
+                }
+            }
+            SItem::UnnamedExpr(e) => {
+                star_only = false;
+                let x = resolver.expr(e)?;
+                let name = match &x {
+                    SqlExpr::Col { name, .. } => name.clone(),
+                    _ => format!("EXPR${i}"),
+                };
+                items.push(SelectItem { expr: x, name });
+            }
+            SItem::ExprWithAlias { expr, alias } => {
+                star_only = false;
+                items.push(SelectItem {
+                    expr: resolver.expr(expr)?,
+                    name: alias.value.clone(),
+                });
+            }
+            _ => return Err(unsupported(at, "this select item")),
+        }
+    }
+    // Calcite makes output names unique with a numeric suffix (SqlValidatorUtil.uniquify).
+    let mut seen: Vec<String> = Vec::new();
+    for it in &mut items {
+        if seen.iter().any(|s| s.eq_ignore_ascii_case(&it.name)) {
+            let mut k = 0;
+            while seen
+                .iter()
+                .any(|s| s.eq_ignore_ascii_case(&format!("{}{k}", it.name)))
+            {
+                k += 1;
+            }
+            it.name = format!("{}{k}", it.name);
+        }
+        seen.push(it.name.clone());
+    }
+    // WHERE: each conjunct on one input whose rows the join keeps is pushed below the
+    // join (FlinkFilterJoinRule); anything else is not simulated.
+    let mut wheres: [Option<SqlExpr>; 2] = [None, None];
+    if let Some(w) = selection {
+        let mut conj = Vec::new();
+        split_and(w, &mut conj);
+
+        for c in conj {
+            let x = resolver.expr(c)?;
+            let mut sides = [false, false];
+            sides_of(&x, &mut sides);
+            let side = match sides {
+                [true, false] => 0,
+                [false, true] => 1,
+                [false, false] => {
+                    return Err(unsupported(
+                        c.span().start,
+                        "a WHERE condition on no column",
+                    ))
+                }
+                _ => {
+                    return Err(unsupported(
+                        c.span().start,
+                        "a WHERE condition on both inputs (a condition applied after the join)",
+                    ))
+                }
+            };
+            let kept = match side {
+                0 => !jt.right_outer() || jt == JoinType::Inner,
+                _ => !jt.left_outer() || jt == JoinType::Inner,
+            };
+            if !kept {
+                return Err(unsupported(
+                        c.span().start,
+                        "a WHERE condition on the side an outer join pads with NULLs (Flink filters after the join or turns the join into an inner one)",
+                    ));
+            }
+            wheres[side] = Some(match wheres[side].take() {
+                None => x,
+                Some(prev) => SqlExpr::Bin {
+                    op: BinOp::And,
+                    left: Box::new(prev),
+                    right: Box::new(x),
+                },
+            });
+        }
+    }
+    let [where_left, where_right] = wheres;
+    Ok(QuerySpec {
+        select: if star_only { Vec::new() } else { items },
+        where_left,
+        where_right,
+    })
+}
+
+/// Which inputs an expression reads.
+pub(super) fn sides_of(e: &SqlExpr, out: &mut [bool; 2]) {
+    match e {
+        SqlExpr::Col { input, .. } => out[(*input as usize).min(1)] = true,
+        SqlExpr::Lit(_) | SqlExpr::Interval(_) => {}
+        SqlExpr::Bin { left, right, .. } => {
+            sides_of(left, out);
+            sides_of(right, out);
+        }
+        SqlExpr::Not(x) | SqlExpr::Neg(x) => sides_of(x, out),
+        SqlExpr::IsNull { expr, .. } => sides_of(expr, out),
+        SqlExpr::Cast { expr, .. } => sides_of(expr, out),
+        SqlExpr::Coalesce(a) => a.iter().for_each(|x| sides_of(x, out)),
+        SqlExpr::Case { when, otherwise } => {
+            for (c, v) in when {
+                sides_of(c, out);
+                sides_of(v, out);
+            }
+            if let Some(o) = otherwise {
+                sides_of(o, out);
+            }
+        }
+    }
+}
+
+pub(crate) fn split_and<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+    match e {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::And,
+            right,
+        } => {
+            split_and(left, out);
+            split_and(right, out);
+        }
+        Expr::Nested(inner) => split_and(inner, out),
+        _ => out.push(e),
+    }
+}
+
+/// A bound on `L.t - R.t`: (is the lower bound, value in ms, strict).
+pub(super) type Bound = (bool, i64, bool);
+
+pub(crate) struct Resolver<'a> {
+    pub(crate) tables: &'a [Table],
+    pub(crate) inputs: &'a [(usize, Option<Ident>)],
+}
+
+impl Resolver<'_> {
+    fn side_of(&self, q: &Ident) -> Result<usize, SqlError> {
+        for (side, (ti, alias)) in self.inputs.iter().enumerate() {
+            let name_ok = match alias {
+                Some(a) => a.value.eq_ignore_ascii_case(&q.value),
+                None => self.tables[*ti].name.eq_ignore_ascii_case(&q.value),
+            };
+            if name_ok {
+                return Ok(side);
+            }
+        }
+        Err(err(q.span.start, format!("Table '{}' not found", q.value)))
+    }
+
+    /// A column reference -> (side, canonical name).
+    pub(crate) fn column(&self, e: &Expr) -> Result<Option<(usize, String)>, SqlError> {
+        match e {
+            Expr::Identifier(id) => {
+                let hits: Vec<usize> = self
+                    .inputs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (ti, _))| self.tables[*ti].has(&id.value))
+                    .map(|(s, _)| s)
+                    .collect();
+                match hits.as_slice() {
+                    [s] => Ok(Some((
+                        *s,
+                        self.tables[self.inputs[*s].0]
+                            .canonical(&id.value)
+                            .unwrap_or_default(),
+                    ))),
+                    [] => Err(err(
+                        id.span.start,
+                        format!("Column '{}' not found in any table", id.value),
+                    )),
+                    _ => Err(err(
+                        id.span.start,
+                        format!("Column '{}' is ambiguous", id.value),
+                    )),
+                }
+            }
+            Expr::CompoundIdentifier(parts) if parts.len() == 2 => {
+                let side = self.side_of(&parts[0])?;
+                let t = &self.tables[self.inputs[side].0];
+                match t.canonical(&parts[1].value) {
+                    Some(n) => Ok(Some((side, n))),
+                    None => Err(err(
+                        parts[1].span.start,
+                        format!(
+                            "Column '{}' not found in table '{}'",
+                            parts[1].value, parts[0].value
+                        ),
+                    )),
+                }
+            }
+            Expr::Nested(inner) => self.column(inner),
+            _ => Ok(None),
+        }
+    }
+
+    fn is_time_attr(&self, side: usize, name: &str) -> bool {
+        let t = &self.tables[self.inputs[side].0];
+        t.watermark.as_ref().is_some_and(|(c, _, _)| c == name)
+            || t.proctime.as_deref() == Some(name)
+    }
+
+    /// `L.k = R.k`.
+    fn equi(&self, e: &Expr) -> Result<Option<(String, String)>, SqlError> {
+        if let Expr::BinaryOp {
+            left,
+            op: BinaryOperator::Eq,
+            right,
+        } = e
+        {
+            if let (Some((sa, a)), Some((sb, b))) = (self.column(left)?, self.column(right)?) {
+                if sa != sb && !self.is_time_attr(sa, &a) {
+                    return Ok(Some(if sa == 0 { (a, b) } else { (b, a) }));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// `X.t [± INTERVAL]` -> (side, offset).
+    fn time_term(&self, e: &Expr) -> Result<Option<(usize, i64)>, SqlError> {
+        if let Some((s, n)) = self.column(e)? {
+            return Ok(self.is_time_attr(s, &n).then_some((s, 0)));
+        }
+        match e {
+            Expr::BinaryOp {
+                left,
+                op: op @ (BinaryOperator::Plus | BinaryOperator::Minus),
+                right,
+            } => {
+                if let Some((s, o)) = self.time_term(left)? {
+                    if matches!(right.as_ref(), Expr::Interval(_)) {
+                        let ms = interval_ms(right)?;
+                        return Ok(Some((
+                            s,
+                            if *op == BinaryOperator::Plus {
+                                o + ms
+                            } else {
+                                o - ms
+                            },
+                        )));
+                    }
+                }
+                Ok(None)
+            }
+            Expr::Nested(inner) => self.time_term(inner),
+            _ => Ok(None),
+        }
+    }
+
+    /// A time condition -> bounds on `L.t - R.t`: (is_lower, value, strict).
+    fn time_bound(&self, e: &Expr) -> Result<Option<Vec<Bound>>, SqlError> {
+        let cmp = |a: &Expr,
+                   op: &BinaryOperator,
+                   b: &Expr|
+         -> Result<Option<(bool, i64, bool)>, SqlError> {
+            let (Some((sa, oa)), Some((sb, ob))) = (self.time_term(a)?, self.time_term(b)?) else {
+                return Ok(None);
+            };
+            if sa == sb {
+                return Ok(None);
+            }
+            // Normalise to L.t op R.t + c.
+            let (op, c) = if sa == 0 {
+                (op.clone(), ob - oa)
+            } else {
+                let flipped = match op {
+                    BinaryOperator::Lt => BinaryOperator::Gt,
+                    BinaryOperator::LtEq => BinaryOperator::GtEq,
+                    BinaryOperator::Gt => BinaryOperator::Lt,
+                    BinaryOperator::GtEq => BinaryOperator::LtEq,
+                    o => o.clone(),
+                };
+                (flipped, oa - ob)
+            };
+            Ok(match op {
+                BinaryOperator::GtEq => Some((true, c, false)),
+                BinaryOperator::Gt => Some((true, c, true)),
+                BinaryOperator::LtEq => Some((false, c, false)),
+                BinaryOperator::Lt => Some((false, c, true)),
+                _ => None,
+            })
+        };
+        match e {
+            Expr::Between {
+                expr,
+                negated: false,
+                low,
+                high,
+            } => {
+                let lo = cmp(expr, &BinaryOperator::GtEq, low)?;
+                let hi = cmp(expr, &BinaryOperator::LtEq, high)?;
+                Ok(match (lo, hi) {
+                    (Some(a), Some(b)) => Some(vec![a, b]),
+                    _ => None,
+                })
+            }
+            Expr::BinaryOp { left, op, right } => Ok(cmp(left, op, right)?.map(|b| vec![b])),
+            Expr::Nested(inner) => self.time_bound(inner),
+            _ => Ok(None),
+        }
+    }
+
+    fn expr(&self, e: &Expr) -> Result<SqlExpr, SqlError> {
+        let at = e.span().start;
+        if let Some((side, name)) = self.column(e)? {
+            return Ok(SqlExpr::Col {
+                input: side as u8,
+                name,
+            });
+        }
+        let b = |x: &Expr| -> Result<Box<SqlExpr>, SqlError> { Ok(Box::new(self.expr(x)?)) };
+        Ok(match e {
+            Expr::Value(_) | Expr::TypedString(_) => SqlExpr::Lit(literal(e)?),
+            Expr::Interval(_) => SqlExpr::Interval(interval_ms(e)?),
+            Expr::Nested(inner) => self.expr(inner)?,
+            Expr::UnaryOp {
+                op: UnaryOperator::Not,
+                expr,
+            } => SqlExpr::Not(b(expr)?),
+            Expr::UnaryOp {
+                op: UnaryOperator::Minus,
+                expr,
+            } => SqlExpr::Neg(b(expr)?),
+            Expr::UnaryOp {
+                op: UnaryOperator::Plus,
+                expr,
+            } => self.expr(expr)?,
+            Expr::IsNull(x) => SqlExpr::IsNull {
+                expr: b(x)?,
+                negated: false,
+            },
+            Expr::IsNotNull(x) => SqlExpr::IsNull {
+                expr: b(x)?,
+                negated: true,
+            },
+            Expr::BinaryOp { left, op, right } => {
+                let op = match op {
+                    BinaryOperator::Plus => BinOp::Add,
+                    BinaryOperator::Minus => BinOp::Sub,
+                    BinaryOperator::Multiply => BinOp::Mul,
+                    BinaryOperator::Divide => BinOp::Div,
+                    BinaryOperator::Modulo => BinOp::Mod,
+                    BinaryOperator::Eq => BinOp::Eq,
+                    BinaryOperator::NotEq => BinOp::Ne,
+                    BinaryOperator::Lt => BinOp::Lt,
+                    BinaryOperator::LtEq => BinOp::Le,
+                    BinaryOperator::Gt => BinOp::Gt,
+                    BinaryOperator::GtEq => BinOp::Ge,
+                    BinaryOperator::And => BinOp::And,
+                    BinaryOperator::Or => BinOp::Or,
+                    BinaryOperator::StringConcat => BinOp::Concat,
+                    other => return Err(unsupported(at, &format!("the operator {other}"))),
+                };
+                SqlExpr::Bin {
+                    op,
+                    left: b(left)?,
+                    right: b(right)?,
+                }
+            }
+            Expr::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => {
+                let mut when = Vec::new();
+                for c in conditions {
+                    let cond = match operand {
+                        Some(o) => SqlExpr::Bin {
+                            op: BinOp::Eq,
+                            left: b(o)?,
+                            right: b(&c.condition)?,
+                        },
+                        None => self.expr(&c.condition)?,
+                    };
+                    when.push((cond, self.expr(&c.result)?));
+                }
+                SqlExpr::Case {
+                    when,
+                    otherwise: match else_result {
+                        Some(x) => Some(b(x)?),
+                        None => None,
+                    },
+                }
+            }
+            Expr::Cast {
+                expr, data_type, ..
+            } => {
+                let ty = match sql_type(data_type, at)? {
+                    SqlType::Int => "INT",
+                    SqlType::Bigint => "BIGINT",
+                    SqlType::String => "STRING",
+                    SqlType::Double => "DOUBLE",
+                    SqlType::Boolean => "BOOLEAN",
+                    SqlType::Timestamp { .. } => return Err(unsupported(at, "CAST to TIMESTAMP")),
+                };
+                SqlExpr::Cast {
+                    expr: b(expr)?,
+                    ty: ty.into(),
+                }
+            }
+            Expr::Function(f) if last_ident(&f.name).value.eq_ignore_ascii_case("COALESCE") => {
+                let FunctionArguments::List(l) = &f.args else {
+                    return Err(err(at, "COALESCE needs arguments"));
+                };
+                let mut args = Vec::new();
+                for a in &l.args {
+                    match a {
+                        FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => args.push(self.expr(x)?),
+                        _ => return Err(err(at, "COALESCE takes plain arguments")),
+                    }
+                }
+                SqlExpr::Coalesce(args)
+            }
+            Expr::Function(f) if last_ident(&f.name).value == TABLE_ARG => {
+                return Err(err(at, "TABLE t is a table function's argument"))
+            }
+            Expr::Function(f) => {
+                let n = last_ident(&f.name).value.to_ascii_uppercase();
+                if matches!(n.as_str(), "COUNT" | "SUM" | "MIN" | "MAX" | "AVG") {
+                    return Err(unsupported(
+                        at,
+                        &format!("{n} without a window TVF GROUP BY (an unbounded aggregation)"),
+                    ));
+                }
+                return Err(unsupported(at, &format!("the function {n}")));
+            }
+            _ => return Err(unsupported(at, "this expression")),
+        })
+    }
+}

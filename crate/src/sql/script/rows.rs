@@ -1,0 +1,172 @@
+//! `INSERT INTO t VALUES (…)`: an input table's rows in arrival order, and the literals they
+//! may hold.
+
+use super::*;
+
+impl State {
+    pub(super) fn row(
+        &self,
+        ti: usize,
+        content: &[Expr],
+        at: Location,
+        end: Location,
+        comments: &[(Span, String)],
+    ) -> Result<String, SqlError> {
+        let t = &self.tables[ti];
+        if content.len() != t.columns.len() {
+            return Err(err(
+                at,
+                format!(
+                    "Column types of query result and sink for '{}' do not match: {} values for {} columns",
+                    t.name,
+                    content.len(),
+                    t.columns.len()
+                ),
+            ));
+        }
+        let mut fields = Vec::new();
+        for (e, (name, ty, _)) in content.iter().zip(&t.columns) {
+            let pos = e.span().start;
+            let lit = literal(e)?;
+            let text = match (&lit, ty) {
+                (Literal::Null, SqlType::Timestamp { .. }) => {
+                    return Err(err(pos, format!("the rowtime column {name} needs a value")))
+                }
+                (Literal::Null, _) => "null".to_string(),
+                (Literal::Timestamp(ms), SqlType::Timestamp { .. }) => {
+                    crate::time::format_datetime(*ms)
+                }
+                (Literal::Str(s), SqlType::Timestamp { .. }) => {
+                    // A string literal is cast to TIMESTAMP by Flink.
+                    let ms = parse_timestamp(s).map_err(|m| err(pos, m))?;
+                    crate::time::format_datetime(ms)
+                }
+                (Literal::Int(_) | Literal::Long(_), SqlType::Int | SqlType::Bigint)
+                | (Literal::Int(_) | Literal::Long(_) | Literal::Double(_), SqlType::Double)
+                | (Literal::Bool(_), SqlType::Boolean) => lit_text(&lit),
+                (Literal::Str(s), SqlType::String) => field(s),
+                _ => {
+                    return Err(err(
+                        pos,
+                        format!(
+                            "this value does not fit column {name} of type {}",
+                            ty.sql_name()
+                        ),
+                    ))
+                }
+            };
+            if let (Literal::Long(_), SqlType::Int) = (&lit, ty) {
+                return Err(err(
+                    pos,
+                    format!("this value is out of range for INT column {name}"),
+                ));
+            }
+            fields.push(text);
+        }
+        let mut text = fields.join(", ");
+        // Row annotations in a comment on the row's line: `-- -U a=2021-11-01T00:03:10 s=1`.
+        if let Some((_, c)) = comments
+            .iter()
+            .find(|(s, _)| s.start.line == end.line && s.start.column > end.column)
+        {
+            let words: Vec<&str> = c.split_whitespace().collect();
+            let is_annotation = words.first().is_some_and(|w| {
+                matches!(*w, "+I" | "-U" | "+U" | "-D")
+                    || w.starts_with("a=")
+                    || w.starts_with("s=")
+            });
+            if is_annotation {
+                let mut ann = Vec::new();
+                for w in words {
+                    match w {
+                        "+I" => {}
+                        "-U" | "+U" | "-D" => text = format!("{w} {text}"),
+                        _ if w.starts_with("a=") || w.starts_with("s=") => ann.push(w.to_string()),
+                        _ => {
+                            return Err(err(
+                                end,
+                                format!(
+                                    "row annotation {w:?}: expected +I, -U, +U, -D, a=TIME or s=N"
+                                ),
+                            ))
+                        }
+                    }
+                }
+                if !ann.is_empty() {
+                    text = format!("{text} | {}", ann.join(" "));
+                }
+            }
+        }
+        Ok(text)
+    }
+}
+
+pub(super) fn literal(e: &Expr) -> Result<Literal, SqlError> {
+    let at = e.span().start;
+    Ok(match e {
+        Expr::Value(v) => match &v.value {
+            SValue::Null => Literal::Null,
+            SValue::Boolean(b) => Literal::Bool(*b),
+            SValue::SingleQuotedString(s) => Literal::Str(s.clone()),
+            SValue::Number(n, _) => number(n, at)?,
+            other => return Err(err(at, format!("unexpected literal {other}"))),
+        },
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } => match literal(expr)? {
+            Literal::Int(i) => Literal::Int(-i),
+            Literal::Long(i) => match i.checked_neg() {
+                Some(n)
+                    if n >= i32::MIN as i64 && n <= i32::MAX as i64 && i <= i32::MAX as i64 + 1 =>
+                {
+                    Literal::Int(n as i32)
+                }
+                Some(n) => Literal::Long(n),
+                None => return Err(err(at, "number out of range")),
+            },
+            Literal::Double(d) => Literal::Double(-d),
+            _ => return Err(err(at, "a minus sign needs a number")),
+        },
+        Expr::TypedString(ts) if matches!(ts.data_type, DataType::Timestamp(..)) => {
+            let s = match &ts.value.value {
+                SValue::SingleQuotedString(s) => s.clone(),
+                other => other.to_string(),
+            };
+            Literal::Timestamp(parse_timestamp(&s).map_err(|m| err(at, m))?)
+        }
+        Expr::Nested(inner) => literal(inner)?,
+        _ => {
+            return Err(err(
+                at,
+                "a row value must be a literal (a number, 'text', TIMESTAMP '…' or NULL)",
+            ))
+        }
+    })
+}
+
+pub(super) fn number(n: &str, at: Location) -> Result<Literal, SqlError> {
+    if let Ok(i) = n.parse::<i32>() {
+        return Ok(Literal::Int(i));
+    }
+    if let Ok(i) = n.parse::<i64>() {
+        return Ok(Literal::Long(i));
+    }
+    n.parse::<f64>()
+        .ok()
+        .filter(|d| d.is_finite())
+        .map(Literal::Double)
+        .ok_or_else(|| err(at, format!("{n} is not a number")))
+}
+
+pub(super) fn lit_text(l: &Literal) -> String {
+    match l {
+        Literal::Null => "null".into(),
+        Literal::Int(i) => i.to_string(),
+        Literal::Long(i) => i.to_string(),
+        Literal::Double(d) => format!("{d:?}"),
+        Literal::Str(s) => field(s),
+        Literal::Bool(b) => b.to_string(),
+        Literal::Timestamp(ms) => crate::time::format_datetime(*ms),
+    }
+}
