@@ -7,7 +7,7 @@
 // fetched the first time the panel asks for a job.
 //
 // The exporter leaves the 35 KB runtime text (class Rt) out and writes one marker line in its
-// place (RUNTIME_MARKER in crate/src/export/mod.rs); the text is the same file the native
+// place (RUNTIME_MARKER in crate/src/export/job.rs); the text is the same file the native
 // exporter embeds, bundled as a separate chunk.
 import { loadSql } from './sql/runtime.js';
 

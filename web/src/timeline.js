@@ -259,7 +259,7 @@ export class WatermarkTracker {
     const win = this.result.window;
     if (win && win.before) {
       // A window of the trace (an input too large for a full one): the engine reports the
-      // watermarks after the step before the window (crate/src/sim.rs, `WindowStart`).
+      // watermarks after the step before the window (crate/src/sim/mod.rs, `WindowStart`).
       const b = win.before;
       return {
         step: win.from - 1,

@@ -196,7 +196,7 @@ pub(crate) enum Ev {
 
 /// The pacer's events: the plan's arrivals in order, with a tick for every periodic emit before
 /// each arrival: every multiple of the interval (when there are at most [`EVERY_TICK_LIMIT`]),
-/// or those the simulator runs (the schedule of `sim.rs`'s `advance_processing_time`).
+/// or those the simulator runs (the schedule of `sim/watermarks.rs`'s `advance_processing_time`).
 pub(crate) fn events(plan: &Plan) -> Result<Vec<Ev>, Error> {
     let pa = plan.assigner_parallelism as usize;
     // Index of each row within its stream.

@@ -492,7 +492,7 @@ pub fn script(sc: &Scenario) -> Result<String, Error> {
 /// = 'on-event'` for a per-row table in a periodic pipeline, and `'scan.watermark.idle-timeout'`
 /// when the table's idleness is not the global `table.exec.source.idle-timeout` (the table
 /// option as the scenario sets it, or the watermark's own `idle_timeout`, which a SQL table
-/// only has through the options: `plan.rs` gives a SQL source the table option, else the
+/// only has through the options: `plan` gives a SQL source the table option, else the
 /// global one, else the watermark's).
 fn table_options(sc: &Scenario, si: usize, periodic: bool, proctime: bool) -> Vec<String> {
     let spec = &sc.streams[si];

@@ -1,6 +1,6 @@
 // @ts-check
 // The "Why is there no output?" panel: the engine's diagnosis of a run (RunResult.diagnosis,
-// crate/src/diagnosis.rs): what looks wrong, and each cause with its evidence, a link to the
+// crate/src/diagnosis/): what looks wrong, and each cause with its evidence, a link to the
 // step and the panel that show it, and the one setting that would change it, applied and
 // re-run with one click. Hidden when the engine finds nothing (or does not diagnose).
 
