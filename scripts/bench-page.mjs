@@ -34,6 +34,8 @@ const opt = (name, def) => {
 const EDITS = Number(opt('edits', 40));
 const SIZES = opt('sizes', '100,1000,10000').split(',').map(Number);
 const PASTES = opt('paste', '100000,1000000').split(',').filter(Boolean).map(Number);
+/** Sizes of the SQL-editor runs (`--sql-sizes 1000`; empty by default): the same edits typed into a script. */
+const SQL_SIZES = opt('sql-sizes', '').split(',').filter(Boolean).map(Number);
 const KEYS = 100;
 /** Extra query for the edit runs, e.g. `--query '?panels=streams,outputs'` to see what the other panels cost. */
 const QUERY = opt('query', '');
@@ -150,21 +152,60 @@ async function installObservers(page) {
   });
 }
 
-async function benchEdits(env, n) {
-  const { page, context } = await openPage(env, QUERY, { width: VIEW_W, height: VIEW_H });
+/**
+ * The scenario of the SQL-editor runs: the same rows as `scenario(n)`, as a SQL interval join
+ * (`joinlab sql` prints it as the script the page's SQL tab edits: two `CREATE TABLE`s, their
+ * rows as `INSERT INTO … VALUES` and the query).
+ */
+function sqlScript(n) {
   const sc = scenario(n);
-  await page.evaluate((text) => window.__joinlab.loadScenarioText(text, 'bench'), JSON.stringify(sc));
+  sc.job = { operator: 'sql_interval_join', sql: { join: 'inner', lower: '-10ms', upper: '10ms' } };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-sql-'));
+  const file = path.join(dir, 'scenario.json');
+  fs.writeFileSync(file, JSON.stringify(sc));
+  const bin = path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target'), 'debug', 'joinlab');
+  if (!fs.existsSync(bin)) execSync('cargo build -q -p joinlab', { cwd: ROOT, stdio: 'inherit' });
+  const text = execSync(`"${bin}" sql "${file}"`, { encoding: 'utf8', maxBuffer: 1 << 28 });
+  fs.rmSync(dir, { recursive: true, force: true });
+  return text;
+}
+
+/**
+ * Keystrokes into a row value, timed from keydown to the changed output table. `sql`: the
+ * scenario is a script and the keys go into the SQL editor (the first row of the first
+ * `INSERT`), so each key re-reads the whole script in the SQL module before the run.
+ */
+async function benchEdits(env, n, { sql = false } = {}) {
+  const { page, context } = await openPage(env, QUERY, { width: VIEW_W, height: VIEW_H });
+  const text = sql ? JSON.stringify({ title: `bench ${n} rows (SQL)`, sql: sqlScript(n) }) : JSON.stringify(scenario(n));
+  await page.evaluate((t) => window.__joinlab.loadScenarioText(t, 'bench'), text);
+  if (sql) await page.waitForFunction(() => !document.getElementById('sql-tab').hidden && document.querySelector('#sql-editor .cm-line'), null, { timeout: 120000 });
   await settle(page);
   await installObservers(page);
-  // The cursor right after the value of line 1 of the left stream ("k0, 0, 0"): typing a digit
-  // and deleting it again keeps the scenario valid and changes the first output row.
-  await page.evaluate(() => {
-    const view = window.__joinlab.editors[0].view;
-    const line = view.state.doc.line(1);
-    const second = line.text.indexOf(',', line.text.indexOf(',') + 1);
-    view.focus();
-    view.dispatch({ selection: { anchor: line.from + second } });
-  });
+  if (sql) {
+    // The cursor right after the value of the first row of the first INSERT ("('k0', 0, 0),"):
+    // the same edit as in the row editor, typed into the script.
+    const lines = JSON.parse(text).sql.split('\n');
+    const ln = lines.findIndex((l) => /^\s*\('k0'/.test(l));
+    // (Home puts the cursor after the line's indentation.)
+    const col = lines[ln].indexOf(',', lines[ln].indexOf(',') + 1) - (lines[ln].length - lines[ln].trimStart().length);
+    await page.locator('#sql-editor .cm-content').click();
+    await page.keyboard.press('Control+Home');
+    for (let i = 0; i < ln; i++) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Home');
+    for (let i = 0; i < col; i++) await page.keyboard.press('ArrowRight');
+    await settle(page);
+  } else {
+    // The cursor right after the value of line 1 of the left stream ("k0, 0, 0"): typing a digit
+    // and deleting it again keeps the scenario valid and changes the first output row.
+    await page.evaluate(() => {
+      const view = window.__joinlab.editors[0].view;
+      const line = view.state.doc.line(1);
+      const second = line.text.indexOf(',', line.text.indexOf(',') + 1);
+      view.focus();
+      view.dispatch({ selection: { anchor: line.from + second } });
+    });
+  }
   const times = [];
   let viaWorker = 0;
   const engine = [];
@@ -215,8 +256,9 @@ async function benchEdits(env, n) {
     parts.push(st.parts);
   }
   const long = await page.evaluate(() => window.__bench.long.map((e) => e.dur));
+  const parseMs = sql ? await page.evaluate(() => window.__joinlab.sql?.parseMs ?? null) : null;
   await context.close();
-  return { n, times, doms, works, presented, firstFrames, detailFirst, engine, draw, parts, viaWorker, longMax: long.length ? Math.max(...long) : 0, longCount: long.length };
+  return { n, sql, parseMs, times, doms, works, presented, firstFrames, detailFirst, engine, draw, parts, viaWorker, longMax: long.length ? Math.max(...long) : 0, longCount: long.length };
 }
 
 async function benchPaste(env, n) {
@@ -373,6 +415,10 @@ async function main() {
       process.stderr.write(`edits: ${n} rows…\n`);
       edits.push(await benchEdits(env, n));
     }
+    for (const n of SQL_SIZES) {
+      process.stderr.write(`SQL edits: ${n} rows…\n`);
+      edits.push(await benchEdits(env, n, { sql: true }));
+    }
     for (const n of PASTES) {
       process.stderr.write(`paste: ${n} rows…\n`);
       pastes.push(await benchPaste(env, n));
@@ -395,14 +441,14 @@ async function main() {
     const w95 = pct(e.works, 95);
     const ev = (x) => (x < 16 ? '< 16' : String(x));
     const e95 = pct(e.presented, 95);
-    log(`| ${e.n.toLocaleString('en')} | ${f1(pct(e.times, 50))} | ${f1(p95)} | ${f1(Math.max(...e.times))} | ${ev(pct(e.presented, 50))} / ${ev(e95)} | ${f1(pct(e.doms, 50))} / ${f1(pct(e.doms, 95))} | ${f1(pct(e.works, 50))} / ${f1(w95)} | ${e.firstFrames}/${e.times.length} | ${f1(pct(e.engine, 50))} | ${f1(pct(e.draw, 50))} | ${e.viaWorker}/${e.times.length} | ${e.detailFirst}/${e.times.length} | ${e.longCount} (${f1(e.longMax)}) | ${p95 <= 16 ? 'met' : 'missed'} / ${e95 <= 16 ? 'met' : 'missed'} / ${w95 <= 16 ? 'met' : 'missed'} |`);
+    log(`| ${e.n.toLocaleString('en')}${e.sql ? ' (SQL editor)' : ''} | ${f1(pct(e.times, 50))} | ${f1(p95)} | ${f1(Math.max(...e.times))} | ${ev(pct(e.presented, 50))} / ${ev(e95)} | ${f1(pct(e.doms, 50))} / ${f1(pct(e.doms, 95))} | ${f1(pct(e.works, 50))} / ${f1(w95)} | ${e.firstFrames}/${e.times.length} | ${f1(pct(e.engine, 50))} | ${f1(pct(e.draw, 50))} | ${e.viaWorker}/${e.times.length} | ${e.detailFirst}/${e.times.length} | ${e.longCount} (${f1(e.longMax)}) | ${p95 <= 16 ? 'met' : 'missed'} / ${e95 <= 16 ? 'met' : 'missed'} / ${w95 <= 16 ? 'met' : 'missed'} |`);
   }
   log();
   log('Drawing, p50 per part (ms; `app.timings` of the last render of each edit — with more than 300 rows the trace comes from the worker a moment later and the timeline is drawn then):');
   log();
   for (const e of edits) {
     const names = [...new Set(e.parts.flatMap((p) => Object.keys(p)))];
-    log(`- ${e.n.toLocaleString('en')} rows: ${names.map((k) => `${k} ${f1(pct(e.parts.map((p) => p[k] || 0), 50))}`).join(', ')}`);
+    log(`- ${e.n.toLocaleString('en')} rows${e.sql ? ` (SQL editor; the last edit's script read: ${f1(e.parseMs)} ms)` : ''}: ${names.map((k) => `${k} ${f1(pct(e.parts.map((p) => p[k] || 0), 50))}`).join(', ')}`);
   }
   log();
   log('### Paste (a paste event over the whole left editor; the right stream already holds n/2 rows)');
