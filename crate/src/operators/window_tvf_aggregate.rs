@@ -46,6 +46,7 @@
 use super::tvf_slicing::{is_window_fired, next_trigger_watermark, Slicer};
 use super::{Ctx, LateRule, Operator, SqlValue};
 use crate::budget::Work;
+use crate::javamap::{JavaHash, JavaHashMap};
 use crate::parse::{RowKind, Side};
 use crate::partition::SubtaskIndex;
 use crate::plan::{KeyId, Plan, RowId};
@@ -106,6 +107,44 @@ struct Local {
     watermark: i64,
     /// `nextTriggerWatermark` (0 likewise).
     next_trigger: i64,
+}
+
+/// `org.apache.flink.table.runtime.operators.window.TimeWindow` (the table runtime's own class,
+/// not the DataStream one): ordered by start, then end; its `hashCode` places it in the
+/// `java.util.HashSet` of windows a merge collects, whose iteration order decides the order
+/// of the timer deletions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct TableWindow {
+    start: i64,
+    end: i64,
+}
+
+impl TableWindow {
+    /// `TimeWindow.intersects`: `start <= other.end && end >= other.start`.
+    fn intersects(self, o: TableWindow) -> bool {
+        self.start <= o.end && self.end >= o.start
+    }
+
+    /// `TimeWindow.cover`.
+    fn cover(self, o: TableWindow) -> TableWindow {
+        TableWindow {
+            start: self.start.min(o.start),
+            end: self.end.max(o.end),
+        }
+    }
+}
+
+impl JavaHash for TableWindow {
+    /// `(int) (start + modInverse((int) (end << 1) + 1))` (2.3.0 bytecode).
+    fn java_hash(&self) -> i32 {
+        let x = ((self.end << 1) as i32).wrapping_add(1);
+        // TimeWindow.modInverse: Newton's iteration for the inverse of an odd x mod 2^32.
+        let mut y = x.wrapping_mul(x).wrapping_mul(x);
+        for _ in 0..3 {
+            y = y.wrapping_mul(2i32.wrapping_sub(x.wrapping_mul(y)));
+        }
+        self.start.wrapping_add(y as i64) as i32
+    }
 }
 
 /// One session window of a key.
@@ -403,24 +442,62 @@ impl WindowTvfAggregate {
         }
     }
 
-    /// `UnsliceSyncStateWindowAggProcessor.processElement` for SESSION.
+    /// `UnsliceSyncStateWindowAggProcessor.processElement` for SESSION (Flink 2.3.0 bytecode).
+    ///
+    /// `MergingWindowProcessFunction.assignStateNamespace` adds the row's window `[ts, ts +
+    /// gap)` to the key's `MergingWindowSet`: the table `SessionWindowAssigner.mergeWindows`
+    /// looks only at the `ceiling` and the `floor` of the new window among the in-flight ones
+    /// (sorted by start, then end), collecting those it intersects into a `java.util.HashSet`,
+    /// then the new window. `addWindow` removes the new window from that set; unless the rest
+    /// is only the merge result itself, `MergingFunctionImpl.merge` runs: the trigger's
+    /// `onMerge` registers the merge result's timer *first*, then, in the set's iteration
+    /// order, each merged window's timer is deleted (`clearTrigger`, then `deleteCleanupTimer`:
+    /// the same timer with no allowed lateness). Then the state windows merge into the first
+    /// merged window's, the row is accumulated, and `processElement` registers the actual
+    /// window's timer (a no-op after a merge). The order of those registrations and deletions
+    /// shapes the timer heap, and so the order in which windows with equal ends fire.
     fn session_element(&mut self, cx: &mut Ctx<'_, Ns>, key: KeyId, ts: i64, row: RowId) {
         let n = self.calls.len();
-        let (mut start, mut end) = (ts, ts.saturating_add(self.gap));
+        let new = TableWindow {
+            start: ts,
+            end: ts.saturating_add(self.gap),
+        };
         let list = self.sessions.entry(key).or_default();
-        // TimeWindow.intersects: start <= other.end && end >= other.start.
-        let hits: Vec<usize> = (0..list.len())
-            .filter(|&i| list[i].start <= end && list[i].end >= start)
+        let at = |i: usize| TableWindow {
+            start: list[i].start,
+            end: list[i].end,
+        };
+        // NavigableSet.ceiling / floor under TimeWindow.compareTo (start, then end).
+        let ceiling = (0..list.len()).find(|&i| at(i) >= new);
+        let floor = (0..list.len()).rev().find(|&i| at(i) <= new);
+        let mut merged: JavaHashMap<TableWindow, usize> = JavaHashMap::new();
+        let mut merge_result = new;
+        for i in [ceiling, floor].into_iter().flatten() {
+            if merge_result.intersects(at(i)) {
+                merged.insert(at(i), i);
+                merge_result = merge_result.cover(at(i));
+            }
+        }
+        if !merged.is_empty() {
+            merged.insert(new, usize::MAX);
+        }
+        // mergedWindows.remove(newWindow); the new window equal to an in-flight one merges
+        // into nothing.
+        let merged_windows: Vec<(TableWindow, usize)> = merged
+            .iter()
+            .map(|(w, i)| (*w, *i))
+            .filter(|(w, _)| *w != new)
             .collect();
-        if hits.is_empty() && is_window_fired(end, cx.watermark.0) {
-            // MergingWindowProcessFunction: isWindowLate(actualWindow) → retired, dropped.
+        let actual = if merged.is_empty() { new } else { merge_result };
+        if merged.is_empty() && is_window_fired(actual.end, cx.watermark.0) {
+            // MergingWindowProcessFunction: isWindowLate(actualWindow) → retireWindow, dropped.
             self.dropped += 1;
             cx.late(
                 row,
                 LateRule::WindowTvf {
-                    window: (start, end),
+                    window: (new.start, new.end),
                     progress: cx.watermark.0,
-                    slice: (start, end),
+                    slice: (new.start, new.end),
                     record: self.dropped,
                     local: false,
                     grouping_set: None,
@@ -429,26 +506,76 @@ impl WindowTvfAggregate {
             );
             return;
         }
-        let mut acc = Acc::new(n);
-        let mut removed = Vec::new();
-        for &i in hits.iter().rev() {
-            let s = list.remove(i);
-            start = start.min(s.start);
-            end = end.max(s.end);
-            removed.push((s.start, s.end));
-            acc.merge(&s.acc);
-        }
         let values = cx.plan.row(row).values.clone();
-        acc.accumulate(&self.calls, &values, row);
-        let pos = list.partition_point(|s| s.start < start);
-        list.insert(pos, Session { start, end, acc });
-        for (s, e) in removed {
-            if (s, e) != (start, end) {
-                cx.delete_event_timer(key, e - 1, Ns::Session(s, e));
+        if merged_windows.is_empty() {
+            // A new session, or the new window equal to an in-flight one.
+            match list
+                .iter()
+                .position(|s| s.start == actual.start && s.end == actual.end)
+            {
+                Some(i) => list[i].acc.accumulate(&self.calls, &values, row),
+                None => {
+                    let mut acc = Acc::new(n);
+                    acc.accumulate(&self.calls, &values, row);
+                    let pos = list.partition_point(|s| s.start < actual.start);
+                    list.insert(
+                        pos,
+                        Session {
+                            start: actual.start,
+                            end: actual.end,
+                            acc,
+                        },
+                    );
+                }
             }
+        } else {
+            let only_itself = merged_windows.len() == 1 && merged_windows[0].0 == merge_result;
+            if !only_itself {
+                // onMerge registers the merge result's timer before the merged ones go.
+                cx.register_event_timer(
+                    key,
+                    merge_result.end - 1,
+                    Ns::Session(merge_result.start, merge_result.end),
+                );
+                for (m, _) in &merged_windows {
+                    cx.delete_event_timer(key, m.end - 1, Ns::Session(m.start, m.end));
+                }
+            }
+            // DefaultAccMergingConsumer: the first merged window's state takes the others' in
+            // the set's order; then the row is accumulated into it.
+            let mut taken: Vec<(usize, Acc)> = Vec::with_capacity(merged_windows.len());
+            let mut idx: Vec<usize> = merged_windows.iter().map(|(_, i)| *i).collect();
+            idx.sort_unstable_by(|a, b| b.cmp(a));
+            for i in idx {
+                taken.push((i, list.remove(i).acc));
+            }
+            let acc_of = |i: usize, taken: &mut Vec<(usize, Acc)>| {
+                let p = taken
+                    .iter()
+                    .position(|(j, _)| *j == i)
+                    .expect("merged window");
+                taken.swap_remove(p).1
+            };
+            let mut acc = acc_of(merged_windows[0].1, &mut taken);
+            for (_, i) in &merged_windows[1..] {
+                let other = acc_of(*i, &mut taken);
+                acc.merge(&other);
+            }
+            acc.accumulate(&self.calls, &values, row);
+            let pos = list.partition_point(|s| s.start < merge_result.start);
+            list.insert(
+                pos,
+                Session {
+                    start: merge_result.start,
+                    end: merge_result.end,
+                    acc,
+                },
+            );
         }
-        cx.register_event_timer(key, end - 1, Ns::Session(start, end));
-        cx.buffered(row, || format!("session window {}", fmt_window(start, end)));
+        cx.register_event_timer(key, actual.end - 1, Ns::Session(actual.start, actual.end));
+        cx.buffered(row, || {
+            format!("session window {}", fmt_window(actual.start, actual.end))
+        });
     }
 
     /// One row (or one grouping set's copy of it) keyed `key`.

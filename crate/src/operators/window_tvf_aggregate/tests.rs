@@ -443,3 +443,42 @@ mod grouping_tests {
         assert!(e.contains("written twice"), "{e}");
     }
 }
+
+mod session_window_tests {
+    use super::super::TableWindow;
+    use crate::javamap::{JavaHash, JavaHashMap};
+
+    /// `org.apache.flink.table.runtime.operators.window.TimeWindow.of(s, e).hashCode()` printed
+    /// by Flink 2.3.0 (a small Java program against flink-table-runtime-2.3.0.jar).
+    #[test]
+    fn table_time_window_hash_is_flinks() {
+        let cases: [(i64, i64, i32); 7] = [
+            (0, 1000, 1575465265),
+            (5750, 9000, -1834559193),
+            (8000, 9000, -1834556943),
+            (-3750, -2750, 2114285479),
+            (1500, 2750, -1883975247),
+            (123456789, 987654321, 1917257056),
+            (-9000, 1000, 1575456265),
+        ];
+        for (start, end, want) in cases {
+            assert_eq!(
+                TableWindow { start, end }.java_hash(),
+                want,
+                "[{start}, {end})"
+            );
+        }
+    }
+
+    /// A `java.util.HashSet` of [7500, 8500), [5750, 7500), [8000, 9000) (inserted in that
+    /// order) iterates as Java 17 printed it.
+    #[test]
+    fn merged_windows_iterate_as_a_java_hash_set() {
+        let mut set: JavaHashMap<TableWindow, ()> = JavaHashMap::new();
+        for (start, end) in [(7500, 8500), (5750, 7500), (8000, 9000)] {
+            set.insert(TableWindow { start, end }, ());
+        }
+        let order: Vec<(i64, i64)> = set.keys().map(|w| (w.start, w.end)).collect();
+        assert_eq!(order, vec![(5750, 7500), (8000, 9000), (7500, 8500)]);
+    }
+}
