@@ -283,6 +283,10 @@ pub struct Sink {
     pub events: Vec<Event>,
     pub tracing: bool,
     pub step: usize,
+    /// How many of `Plan::arrivals` the sources have read so far (the current one included
+    /// while it is processed; all of them at the end of input): what an operator that models a
+    /// stage before its shuffle needs to know of the rows that went to other subtasks.
+    pub arrivals_read: usize,
     pub max_outputs: usize,
     pub overflow: bool,
     /// Outputs, window results and late rows already handed to a consumer and cleared

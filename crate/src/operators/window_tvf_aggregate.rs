@@ -102,7 +102,14 @@ impl Buffer {
 /// whether a buffered slice has ended: see [`WindowTvfAggregate::on_channel_watermark`]).
 #[derive(Clone, Debug, Default)]
 struct Local {
+    /// The accumulators of this operator subtask's keys.
     buffer: Buffer,
+    /// `RecordsWindowBuffer.minSliceEnd` of the whole local buffer, every key of the assigner
+    /// subtask (those of other operator subtasks too): it alone decides when the local
+    /// aggregate flushes, and the flush sends this subtask's accumulators with the rest.
+    whole_min_slice_end: Option<i64>,
+    /// How far `WindowTvfAggregate::assigner_rows` of this assigner subtask has been read.
+    cursor: usize,
     /// `currentWatermark` (a Java field never set before the first watermark: 0).
     watermark: i64,
     /// `nextTriggerWatermark` (0 likewise).
@@ -147,6 +154,28 @@ impl JavaHash for TableWindow {
     }
 }
 
+/// The rows each assigner subtask's local aggregate takes in, as (arrival index, slice end),
+/// in arrival order: every row with a time that the query's `WHERE` keeps (a grouping set's
+/// copies share their row's slice). Empty for SESSION (no local aggregate).
+fn assigner_rows(plan: &Plan, slicer: Option<Slicer>) -> Vec<Vec<(u32, i64)>> {
+    let mut out = vec![Vec::new(); plan.assigner_parallelism as usize];
+    let Some(sl) = slicer else { return out };
+    let rejected = crate::sql::eval::filtered(plan);
+    for (i, a) in plan.arrivals.iter().enumerate() {
+        let crate::plan::Arrival::Row(id) = a else {
+            continue;
+        };
+        if rejected.get(id.0 as usize).copied().unwrap_or(false) {
+            continue;
+        }
+        let r = plan.row(*id);
+        if let (Some(ts), Some(list)) = (r.ts, out.get_mut(r.assigner as usize)) {
+            list.push((i as u32, sl.slice_end(ts)));
+        }
+    }
+    out
+}
+
 /// One session window of a key.
 #[derive(Clone, Debug)]
 struct Session {
@@ -172,6 +201,10 @@ pub struct WindowTvfAggregate {
     next_trigger: i64,
     /// One local aggregate per assigner subtask (input channel).
     locals: Vec<Local>,
+    /// Per assigner subtask, the rows that reach its local aggregate (arrival index, slice
+    /// end), in arrival order: what every operator subtask needs to know of the rows keyed to
+    /// the others to flush when Flink's local aggregate does.
+    assigner_rows: Vec<Vec<(u32, i64)>>,
     /// SESSION: the windows of each key, by start.
     sessions: BTreeMap<KeyId, Vec<Session>>,
     /// Records dropped as late so far (`numLateRecordsDropped`).
@@ -627,6 +660,7 @@ impl Operator for WindowTvfAggregate {
             progress: i64::MIN,
             next_trigger: i64::MIN,
             locals: vec![Local::default(); plan.assigner_parallelism as usize],
+            assigner_rows: assigner_rows(plan, Slicer::of(&job.tvf)),
             sessions: BTreeMap::new(),
             dropped: 0,
         }
@@ -663,17 +697,28 @@ impl Operator for WindowTvfAggregate {
             return;
         }
         // RecordsWindowBuffer.advanceProgress: flush if a buffered slice has ended. Flink's
-        // buffer holds every key of the assigner subtask; a flush that another subtask's key
-        // causes only sends this subtask's accumulators earlier than their slice end, which
-        // changes nothing downstream (their windows cannot have fired there yet).
+        // buffer holds every key of the assigner subtask, so a slice of a key keyed to another
+        // operator subtask can flush this subtask's accumulators before their own slice ends:
+        // they then reach the global buffer earlier, and the global operator registers its
+        // window timers in buffer order (which decides the firing order of equal timers).
+        let rows = &self.assigner_rows[assigner as usize];
+        let read = cx.sink.arrivals_read;
+        while let Some(&(arrival, slice)) = rows.get(local.cursor) {
+            if arrival as usize >= read {
+                break;
+            }
+            local.whole_min_slice_end =
+                Some(local.whole_min_slice_end.map_or(slice, |m| m.min(slice)));
+            local.cursor += 1;
+        }
         let flush = local
-            .buffer
-            .min_slice_end
+            .whole_min_slice_end
             .is_some_and(|m| is_window_fired(m, w.0));
         local.next_trigger = next_trigger_watermark(w.0, sl.interval(), sl.offset());
         if flush {
             let entries = std::mem::take(&mut local.buffer.entries);
             local.buffer.min_slice_end = None;
+            local.whole_min_slice_end = None;
             for ((key, slice), acc) in entries {
                 self.global_element(cx, key, slice, acc);
             }

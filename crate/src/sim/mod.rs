@@ -410,8 +410,10 @@ fn simulate_inner<'c, O: Operator>(
             report_progress(i, plan.arrivals.len());
         }
         sim.arrivals_done = i;
+        sim.sink.arrivals_read = i;
         let t = arrival_time(plan, a);
         sim.advance_processing_time(t);
+        sim.sink.arrivals_read = i + 1;
         match a {
             Arrival::Row(id) => sim.row(*id),
             Arrival::Watermark {
@@ -472,6 +474,7 @@ fn simulate_inner<'c, O: Operator>(
     }
     if sim.stopped.is_none() {
         sim.arrivals_done = plan.arrivals.len();
+        sim.sink.arrivals_read = plan.arrivals.len();
         sim.end_of_input();
     }
     if sim.sink.overflow {
