@@ -174,11 +174,16 @@ def compare(engine, flink_lines, compare_firing=True):
         # The SQL window join has no late side output: Flink only counts the dropped copies
         # (WindowJoinHelper: leftNumLateRecordsDropped / rightNumLateRecordsDropped), so the
         # engine's late copies are compared as those counts per subtask.
+        # With SESSION windows the TVF before the join drops late rows itself
+        # (UnalignedWindowTableFunctionOperator's numLateRecordsDropped, one per row): the job
+        # prints each input's TVF counter as leftTvfNumLateRecordsDropped /
+        # rightTvfNumLateRecordsDropped, per TVF subtask (the join subtask of the same key).
         names = [s["name"] for s in engine.get("streams", [])]
         counts = Counter()
-        for sub, rec, _ in want["late"]:
+        for (sub, rec, _), l in zip(want["late"], engine.get("late", [])):
             side = "left" if names and rec[0] == names[0] else "right"
-            counts[(sub, side + "NumLateRecordsDropped")] += 1
+            tvf = "Tvf" if l.get("reason", {}).get("rule") == "session_tvf" else ""
+            counts[(sub, side + tvf + "NumLateRecordsDropped")] += 1
         want["late"] = [(sub, (name, float(n)), False) for (sub, name), n in sorted(counts.items())]
         got["late"] = sorted(got.get("late_counts", []))
     status = "match"

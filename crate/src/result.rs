@@ -402,7 +402,7 @@ fn operator_name(op: OperatorKind) -> &'static str {
 
 impl RunResult {
     /// Builds the result; `detail` adds the rows, keys and trace.
-    pub fn build(plan: &Plan, out: RunOutput, detail: bool) -> RunResult {
+    pub fn build(plan: &Plan, mut out: RunOutput, detail: bool) -> RunResult {
         let diagnosis = crate::diagnosis::diagnose(plan, &out);
         let mut refs = RowRefs::new(plan);
         let mut row_ref = |id: RowId| refs.get(id);
@@ -516,6 +516,7 @@ impl RunResult {
                 .filter(|s| !s.entries.is_empty() || !s.timers.is_empty())
                 .collect()
         };
+        let sink_session_windows = std::mem::take(&mut out.sink.session_windows);
         let mut result = RunResult {
             operator: plan.operator,
             settings: Settings::of(plan),
@@ -571,6 +572,16 @@ impl RunResult {
             verdicts,
             tvf_windows: (detail && crate::SQL_OPERATORS && plan.operator == OperatorKind::WindowTvfJoin)
                 .then(|| {
+                    if plan.scenario.job.tvf.kind == crate::scenario::TvfKind::Session {
+                        // The session each row was emitted with (none: dropped or still held).
+                        let mut w: Vec<Vec<[i64; 2]>> = vec![Vec::new(); plan.rows.len()];
+                        for &(r, (s, e)) in sink_session_windows.iter() {
+                            if let Some(v) = w.get_mut(r.0 as usize) {
+                                v.push([s, e]);
+                            }
+                        }
+                        return Some(w);
+                    }
                     crate::tvf::Tvf::of(&plan.scenario.job.tvf, "job.tvf")
                         .ok()
                         .map(|t| {
@@ -589,7 +600,16 @@ impl RunResult {
             trace: detail.then_some(out.steps),
         };
         if crate::SQL_OPERATORS {
-            crate::sql::eval::project(plan, &mut result);
+            let mut row_windows = Vec::new();
+            if !sink_session_windows.is_empty() {
+                row_windows = vec![None; plan.rows.len()];
+                for &(r, (s, e)) in &sink_session_windows {
+                    if let Some(w) = row_windows.get_mut(r.0 as usize) {
+                        *w = Some([s, e]);
+                    }
+                }
+            }
+            crate::sql::eval::project(plan, &mut result, &row_windows);
         }
         result
     }
@@ -677,6 +697,11 @@ fn late_message(
         }
         LateRule::WindowTvfJoin { window: (s, e) } => format!(
             "window [{s}, {e}) already fired: window_end − 1 = {} <= watermark {wm} of {op} subtask {} (the row's copy for this window is dropped)",
+            e.saturating_sub(1),
+            subtask.0
+        ),
+        LateRule::SessionTvf { window: (s, e), .. } => format!(
+            "its session window [{s}, {e}) (ts + gap) touches no open session and had already ended: {} <= watermark {wm} of its input's SESSION window TVF, subtask {} (dropped by the TVF before the join, counted in its numLateRecordsDropped)",
             e.saturating_sub(1),
             subtask.0
         ),

@@ -25,7 +25,9 @@
 //! `getWindowStartWithOffset` is `ts - ((ts - offset) % size)`, plus `size` when that Java
 //! remainder is negative (floor semantics for negative times). `SESSION` is an *unaligned*
 //! window (`UnalignedWindowTableFunctionOperator`, keyed and stateful, it holds rows back until
-//! the session closes) and is not simulated here.
+//! the session closes): a row's window depends on the other rows of its key, so it has no
+//! [`Tvf`]; the window join chains it as its own stage
+//! ([`crate::operators::session_tvf`]), and the window aggregation merges sessions itself.
 
 use crate::scenario::{TvfKind, TvfSpec};
 
@@ -118,15 +120,10 @@ impl Tvf {
                     offset,
                 })
             }
-            // Flink 2.3.0 does plan a window join over SESSION on both sides (EXPLAIN:
-            // WindowJoin(leftWindow=[SESSION(…)]) over a WindowTableFunction(SESSION) per input,
-            // after an Exchange hash[PARTITION BY keys], or single without them;
-            // StreamExecWindowJoin only requires a rowtime, window-attached strategy). The
-            // session TVF is a second keyed stage before the join's shuffle, which this engine
-            // does not chain yet.
+            // An unaligned window: no fixed windows per row (see the module documentation).
             TvfKind::Session => err(
                 "kind",
-                "SESSION windows in a window join: Flink 2.3 runs them (a keyed UnalignedWindowTableFunctionOperator per input holds each row until its session closes, then the WindowJoinOperator joins by window_end), but Joinlab does not simulate that two-stage plan yet; use TUMBLE, HOP or CUMULATE".into(),
+                "SESSION is an unaligned window: a row's session depends on the other rows of its key".into(),
             ),
         }
     }

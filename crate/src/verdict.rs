@@ -400,6 +400,39 @@ fn window_tvf_verdict(
     }
 }
 
+/// A SESSION window join's row that never reached the join: dropped late by its input's
+/// SESSION window TVF, or still held there (its session had not closed).
+fn session_tvf_verdict(plan: &Plan, sink: &Sink, id: RowId, buffered: bool) -> Option<Verdict> {
+    use crate::operators::LateRule;
+    if let Some(li) = sink
+        .late
+        .iter()
+        .position(|l| l.row == id && matches!(l.reason, LateRule::SessionTvf { .. }))
+    {
+        let l = &sink.late[li];
+        return Some(Verdict {
+            row: id,
+            outcome: Outcome::Late,
+            outputs: Vec::new(),
+            late: Some(li),
+            message: format!(
+                "dropped late by the SESSION window TVF: {}",
+                crate::result::late_text(plan, l)
+            ),
+        });
+    }
+    if buffered && !sink.session_windows.iter().any(|(x, _)| *x == id) {
+        return Some(Verdict {
+            row: id,
+            outcome: Outcome::Buffered,
+            outputs: Vec::new(),
+            late: None,
+            message: "still held by the SESSION window TVF: its session never closed (no final watermark), so it never reached the join".into(),
+        });
+    }
+    None
+}
+
 /// The verdict of a row of a SQL window join, window by window: the TVF gives the row one copy
 /// per window, and each copy is joined, padded, emitted (semi/anti), left unmatched or dropped
 /// as late on its own (`WindowJoinHelper.processElement` / `joinAndClear`).
@@ -414,9 +447,23 @@ fn tvf_join_verdict(
     use crate::scenario::JoinType;
     let job = &plan.scenario.job;
     let r = plan.row(id);
-    let windows = crate::tvf::Tvf::of(&job.tvf, "job.tvf")
-        .map(|t| t.assign(r.ts.unwrap_or(0)))
-        .unwrap_or_default();
+    if job.tvf.kind == crate::scenario::TvfKind::Session {
+        if let Some(v) = session_tvf_verdict(plan, sink, id, buffered) {
+            return v;
+        }
+    }
+    let windows = if job.tvf.kind == crate::scenario::TvfKind::Session {
+        // The session the TVF emitted the row with.
+        sink.session_windows
+            .iter()
+            .filter(|(x, _)| *x == id)
+            .map(|&(_, w)| w)
+            .collect()
+    } else {
+        crate::tvf::Tvf::of(&job.tvf, "job.tvf")
+            .map(|t| t.assign(r.ts.unwrap_or(0)))
+            .unwrap_or_default()
+    };
     let join = job.sql.join;
     let other = plan
         .schemas

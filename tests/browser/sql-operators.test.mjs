@@ -231,6 +231,34 @@ test('window join type: each of INNER / LEFT / RIGHT / FULL / SEMI / ANTI reruns
   await page.context().close();
 });
 
+test('window join over SESSION windows: the gallery scenario as the CLI says, the TVF drop, each row's session', async () => {
+  const { page, problems } = await openPage(env, '?scenario=sql-window-join-session-late');
+  assert.match(await page.textContent('#op-explain'), /UnalignedWindowTableFunctionOperator/);
+  assert.equal(await page.inputValue('[data-path="job.tvf.kind"] select'), 'session');
+  let doc = await pageScenario(page);
+  let cli = cliOf(doc, 'wj-session-full');
+  await sameAsCli(page, cli, 'SESSION window join FULL');
+  assert.equal(cli.late.length, 1, 'the purchase the TVF drops');
+  assert.equal(cli.late[0].reason.rule, 'session_tvf');
+  // Each row emitted by its TVF is outlined with its own session (the engine's tvf_windows).
+  const { want, got } = await page.evaluate(() => {
+    const r = window.__joinlab.result;
+    const host = document.querySelector('#timeline');
+    host.__jlTimeline.setSelectedRow(0);
+    return { want: r.tvf_windows[0].length, got: host.querySelectorAll('.jl-window-selected').length };
+  });
+  assert.equal(want, 1);
+  assert.equal(got, want, "the selected row's session");
+  // INNER keeps only the sessions that end together.
+  await rerun(page, () => page.selectOption('[data-path="job.sql.join"] select', 'inner'));
+  doc = await pageScenario(page);
+  cli = cliOf(doc, 'wj-session-inner');
+  await sameAsCli(page, cli, 'SESSION window join INNER');
+  assert.equal(cli.outputs.length, 4);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
 test('temporal join: JOIN / LEFT JOIN only, the primary key, and the versions follow the control', async () => {
   const { page, problems } = await openPage(env, '?scenario=temporal-join-late-version');
   const offered = await page.$$eval('[data-path="job.sql.join"] option', (os) => os.map((o) => o.textContent));

@@ -50,7 +50,8 @@ pub(super) fn late_rows(plan: &Plan, out: &RunOutput, causes: &mut Vec<Finding>)
                         }
                         LateRule::IntervalJoin
                         | LateRule::WindowTvf { .. }
-                        | LateRule::WindowTvfJoin { .. } => behind(l) + 1,
+                        | LateRule::WindowTvfJoin { .. }
+                        | LateRule::SessionTvf { .. } => behind(l) + 1,
                     })
                     .max()
                     .unwrap_or(1)
@@ -65,7 +66,8 @@ pub(super) fn late_rows(plan: &Plan, out: &RunOutput, causes: &mut Vec<Finding>)
             // (SlicingWindowProcessor drops what `isWindowFired` says): a larger delay.
             LateRule::IntervalJoin
             | LateRule::WindowTvf { .. }
-            | LateRule::WindowTvfJoin { .. } => {
+            | LateRule::WindowTvfJoin { .. }
+            | LateRule::SessionTvf { .. } => {
                 let from_rows = rows.iter().all(|l| {
                     l.origin
                         .as_ref()

@@ -17,12 +17,17 @@
 //! windows (`TimeWindowUtil` shifts windows by the session time zone for `TIMESTAMP_LTZ`).
 //! Each windowed copy of a row is one record at the join, so the pacer counts a row as the
 //! number of windows the TVF gives it (`Rt.ROW_WEIGHT`).
+//!
+//! `SESSION` is `SESSION(TABLE t PARTITION BY k, DESCRIPTOR(jl_rowtime), gap)` on both sides
+//! (no `PARTITION BY` without a key), which Flink runs as a `WindowTableFunction` per input
+//! before the `WindowJoin`: the pacer watches those as its local operators (rows in, records
+//! out, their watermarks), and the job prints their `numLateRecordsDropped`.
 
 use super::flink_sql::interval;
 use super::{assemble, jstr, JobParts, Shape};
 use crate::error::Error;
 use crate::plan::Plan;
-use crate::scenario::JoinType;
+use crate::scenario::{JoinType, TvfKind};
 use crate::tvf::Tvf;
 use std::fmt::Write;
 
@@ -37,7 +42,12 @@ fn java_lit(s: &str) -> String {
 
 pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
     let job = &plan.scenario.job;
-    let tvf = Tvf::of(&job.tvf, "job.tvf").map_err(|(f, m)| Error::config(f, m))?;
+    let session = job.tvf.kind == TvfKind::Session;
+    let tvf = if session {
+        None
+    } else {
+        Some(Tvf::of(&job.tvf, "job.tvf").map_err(|(f, m)| Error::config(f, m))?)
+    };
     let join = job.sql.join;
     let (l, r) = (&plan.schemas[0], &plan.schemas[1]);
     let (src, vars) = super::flink_java::sources(plan);
@@ -66,13 +76,27 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
         .into_iter()
         .chain(job.tvf.slide.map(|s| s.0))
         .chain(job.tvf.step.map(|s| s.0))
+        .chain(job.tvf.gap.map(|s| s.0))
     {
         interval(ms)?;
     }
     let iv = |ms: i64| interval(ms).unwrap_or_default();
-    let lw = tvf.sql(&q(&l.name), "jl_rowtime", &iv);
-    let rw = tvf.sql(&q(&r.name), "jl_rowtime", &iv);
     let keyed = l.key.is_some() && r.key.is_some();
+    let windowed = |s: &crate::parse::Schema| match tvf {
+        Some(t) => t.sql(&q(&s.name), "jl_rowtime", &iv),
+        // SESSION, partitioned by the key the join equates (the simulated plan).
+        None => format!(
+            "SESSION(TABLE {}{}, DESCRIPTOR(jl_rowtime), {})",
+            q(&s.name),
+            match s.key {
+                Some(k) if keyed => format!(" PARTITION BY {}", q(&s.columns[k].name)),
+                _ => String::new(),
+            },
+            iv(job.tvf.gap.map_or(0, |g| g.0))
+        ),
+    };
+    let lw = windowed(l);
+    let rw = windowed(r);
     let mut conds = vec![
         "L.window_start = R.window_start".to_string(),
         "L.window_end = R.window_end".to_string(),
@@ -136,13 +160,16 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
         m,
         "        DataStream<Row> changes = tEnv.toChangelogStream(result);"
     );
-    // Each row reaches the join once per window the TVF gives it.
-    let _ = writeln!(
-        m,
-        "        Rt.ROW_WEIGHT = (s, row) -> windowCount((Long) row.getField(TIME_COLUMN[s]));"
-    );
+    // Each row reaches the join once per window the TVF gives it (SESSION: one row into
+    // the TVF, the pacer's local operator).
+    if tvf.is_some() {
+        let _ = writeln!(
+            m,
+            "        Rt.ROW_WEIGHT = (s, row) -> windowCount((Long) row.getField(TIME_COLUMN[s]));"
+        );
+    }
     let _ = writeln!(m, "        changes.process(new Show({}, {})).setParallelism(OPERATOR_PARALLELISM).sinkTo(new Rt.Print()).setParallelism(OPERATOR_PARALLELISM).name(\"print changelog\");", l.columns.len(), if semi { 0 } else { r.columns.len() });
-    let mut c = window_count_helpers(tvf);
+    let mut c = tvf.map(window_count_helpers).unwrap_or_default();
     let _ = writeln!(
         c,
         "    /** Prints each result: the left row, the right row (null when padded), the window. */"

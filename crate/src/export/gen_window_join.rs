@@ -5,6 +5,13 @@
 //! monotonous / legacy watermarks emitted per event or periodically, equal timestamps,
 //! negative times, and sometimes no final watermark. The same `(seed, index)` always gives
 //! the same scenario.
+//!
+//! About a third of the scenarios are SESSION window joins instead ([`session`], decided by a
+//! draw of their own, so the other scenarios of a seed are those of earlier versions): both
+//! inputs `PARTITION BY` the key (or no key), timestamps on a coarse grid so that sessions of
+//! the two inputs often end together (the join matches sessions by their end), rows behind the
+//! watermark that the TVF drops or that merge into an open session, and most often a
+//! watermark row per assigner subtask far past every session at the end.
 
 use crate::scenario::{
     ArrivalOrder, Job, JoinType, OperatorKind, Scenario, SqlSpec, Strategy, StreamSpec, TvfKind,
@@ -196,6 +203,11 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
             s.key = None;
         }
     }
+    let mut h = Rng(seed ^ (index as u64).wrapping_mul(0x9FB2_1C65_1E98_DF25) ^ 0x5e55_1011);
+    h.next();
+    if h.chance(33) {
+        session(&mut h, &mut job, &mut streams, strings, base);
+    }
     Scenario {
         title: format!("Random WindowTvfJoin #{index} (seed {seed})"),
         description:
@@ -204,6 +216,88 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
         job,
         streams,
         ..Scenario::default()
+    }
+}
+
+/// Makes the scenario a SESSION window join (same join type, parallelism and watermarks).
+fn session(g: &mut Rng, job: &mut Job, streams: &mut [StreamSpec], strings: bool, base: i64) {
+    let gap = g.pick(&[1000i64, 1500, 2000, 2500]);
+    job.tvf = TvfSpec {
+        kind: TvfKind::Session,
+        gap: Some(Millis(gap)),
+        ..TvfSpec::default()
+    };
+    let parallelism = job.parallelism;
+    let keys = g.range(1, 3);
+    let keyed = !g.chance(10);
+    let key = |i: i64| {
+        if strings {
+            ["a", "b", "c"][i as usize % 3].to_string()
+        } else {
+            i.to_string()
+        }
+    };
+    let mut clock = 0i64;
+    let mut max_ts = base;
+    let mut texts = [String::new(), String::new()];
+    for (si, text) in texts.iter_mut().enumerate() {
+        let n = g.range(2, 12);
+        let mut t = base;
+        for i in 0..n {
+            // A coarse grid: sessions of the two inputs often end together.
+            let ts = if i > 0 && g.chance(20) {
+                t - g.range(1, 8) * 500
+            } else {
+                t += g.range(0, 4) * 500;
+                t
+            };
+            max_ts = max_ts.max(ts);
+            clock += g.range(1, 400);
+            let extra = if si == 0 {
+                g.range(-5, 20).to_string()
+            } else {
+                g.pick(&["x", "y", "z"]).to_string()
+            };
+            let _ = write!(text, "{}, {extra}, {ts}", key(g.range(0, keys - 1)));
+            let mut ann = Vec::new();
+            if parallelism > 1 && g.chance(60) {
+                ann.push(format!("s={}", g.range(0, parallelism as i64 - 1)));
+            }
+            if job.arrival == ArrivalOrder::ByTime {
+                let a = if job.watermark.interval.0 > 0 || g.chance(50) {
+                    clock
+                } else {
+                    ts
+                };
+                ann.push(format!("a={a}"));
+            }
+            if !ann.is_empty() {
+                let _ = write!(text, " | {}", ann.join(" "));
+            }
+            text.push('\n');
+        }
+    }
+    // The end of input is a race on Flink: both inputs' last watermarks reach the join in
+    // either order, and so do the sessions their TVFs emit, which changes the order of the
+    // join's timers at equal times. A watermark row per assigner subtask of each input, far
+    // past every session, closes everything one input after the other before the end.
+    if job.final_watermark && (parallelism > 1 || g.chance(70)) {
+        let far = max_ts.max(0) + 4 * gap + 1000;
+        for text in texts.iter_mut() {
+            for a in 0..parallelism {
+                let at = if job.arrival == ArrivalOrder::ByTime {
+                    clock += 1;
+                    format!(" a={clock}")
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(text, "WM {far} | s={a}{at}");
+            }
+        }
+    }
+    for (s, text) in streams.iter_mut().zip(texts) {
+        s.rows = text.trim_end().to_string();
+        s.key = keyed.then(|| "k".to_string());
     }
 }
 
@@ -227,7 +321,7 @@ mod tests {
             crate::export::export(&a, crate::export::ExportKind::FlinkSql)
                 .unwrap_or_else(|e| panic!("scenario {i} does not export: {e}"));
         }
-        assert_eq!(joins.len(), 18, "{joins:?}");
+        assert_eq!(joins.len(), 24, "{joins:?}");
         assert!(late > 20, "late rows are generated ({late})");
     }
 }

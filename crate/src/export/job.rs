@@ -421,6 +421,8 @@ pub(crate) fn assemble(plan: &Plan, class_name: &str, parts: JobParts) -> Result
         o,
         "    /** A pre-shuffle operator chained to the assigners that takes the rows in (its metric name), or \"\". */"
     );
+    let session_window_join = plan.operator == OperatorKind::WindowTvfJoin
+        && job.tvf.kind == crate::scenario::TvfKind::Session;
     let _ = writeln!(
         o,
         "    static final String LOCAL_OPERATOR = {};",
@@ -429,10 +431,27 @@ pub(crate) fn assemble(plan: &Plan, class_name: &str, parts: JobParts) -> Result
                 && flink_sql_window_agg::two_phase(plan)
             {
                 "LocalWindowAggregate"
+            } else if session_window_join {
+                "WindowTableFunction"
             } else {
                 ""
             }
         )
+    );
+    // The SESSION window join's TVFs: one per input, each with the join's parallelism (one
+    // subtask without a key: Exchange(single)); the pacer waits for their watermarks too.
+    let _ = writeln!(
+        o,
+        "    static final int LOCAL_SUBTASKS = {};",
+        if session_window_join {
+            2 * plan.operator_parallelism
+        } else {
+            plan.assigner_parallelism
+        }
+    );
+    let _ = writeln!(
+        o,
+        "    static final boolean LOCAL_WATERMARKS = {session_window_join};"
     );
     let _ = writeln!(
         o,

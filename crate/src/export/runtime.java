@@ -120,6 +120,8 @@
             OP_WM.clear();
             LOCAL_IN.clear();
             LOCAL_OUT.clear();
+            LOCAL_WM.clear();
+            LOCAL_LATE.clear();
             LATE_DROPPED.clear();
             CURRENT = 0;
             OP_LATE.clear();
@@ -134,9 +136,16 @@
         static final ConcurrentLinkedQueue<long[]> SENT = new ConcurrentLinkedQueue<>();
         static final Map<Integer, Counter> OP_IN = new ConcurrentHashMap<>();
         static final Map<Integer, Gauge<?>> OP_WM = new ConcurrentHashMap<>();
-        /** A chained pre-shuffle operator's (LOCAL_OPERATOR) record counters, per subtask. */
-        static final Map<Integer, Counter> LOCAL_IN = new ConcurrentHashMap<>();
-        static final Map<Integer, Counter> LOCAL_OUT = new ConcurrentHashMap<>();
+        /**
+         * The record counters of the operators before the shuffle into the watched one
+         * (LOCAL_OPERATOR: a chained local aggregate, or the SESSION window TVF of each input),
+         * by "operator name|subtask".
+         */
+        static final Map<String, Counter> LOCAL_IN = new ConcurrentHashMap<>();
+        static final Map<String, Counter> LOCAL_OUT = new ConcurrentHashMap<>();
+        /** Their output watermarks and late-record counters, by "operator name|subtask". */
+        static final Map<String, Gauge<?>> LOCAL_WM = new ConcurrentHashMap<>();
+        static final Map<String, Counter> LOCAL_LATE = new ConcurrentHashMap<>();
         /** The operator's numLateRecordsDropped (SQL window operators), per subtask. */
         static final Map<Integer, Counter> LATE_DROPPED = new ConcurrentHashMap<>();
         /** The pacer event being processed (its index; N after the last one). */
@@ -324,6 +333,12 @@
             for (Map.Entry<String, Counter> e : new java.util.TreeMap<>(OP_LATE).entrySet()) {
                 System.out.println("JL|LATECOUNT|" + e.getKey() + "|" + e.getValue().getCount());
             }
+            // The SESSION window TVFs' numLateRecordsDropped, per input and subtask.
+            for (Map.Entry<String, Counter> e : new java.util.TreeMap<>(LOCAL_LATE).entrySet()) {
+                String[] k = e.getKey().split("\\|");
+                String side = localInput(k[0]) == 0 ? "left" : "right";
+                System.out.println("JL|LATECOUNT|" + k[1] + "|" + side + "TvfNumLateRecordsDropped|" + e.getValue().getCount());
+            }
             System.out.println("JL|TIME|job|" + (System.nanoTime() - t0) / 1_000_000);
         }
 
@@ -404,9 +419,28 @@
                 } else {
                     // The rows go into the local (pre-shuffle) operator; the keyed operator
                     // receives what the local ones send: wait for all of it.
-                    waitFor(() -> LOCAL_IN.size() >= PARALLELISM && LOCAL_OUT.size() >= PARALLELISM,
+                    waitFor(() -> LOCAL_IN.size() >= LOCAL_SUBTASKS && LOCAL_OUT.size() >= LOCAL_SUBTASKS,
                             () -> "metrics of operator '" + LOCAL_OPERATOR + "' not found (have " + LOCAL_IN.keySet() + ")");
                     waitFor(() -> sum(LOCAL_IN) >= rows, () -> "local operator took " + sum(LOCAL_IN) + " of " + rows + " rows after event " + i);
+                    if (LOCAL_WATERMARKS) {
+                        // A SESSION window TVF emits the sessions a watermark closes before it
+                        // forwards that watermark: wait until each TVF subtask has taken in its
+                        // input's watermark (the shadow valve's output for that input), so that
+                        // what it emitted is counted below.
+                        long[] e0;
+                        while ((e0 = SENT.poll()) != null) {
+                            shadow.feed(e0);
+                        }
+                        waitFor(() -> LOCAL_WM.size() >= LOCAL_SUBTASKS, () -> "watermark gauges of '" + LOCAL_OPERATOR + "' not found (have " + LOCAL_WM.keySet() + ")");
+                        for (Map.Entry<String, Gauge<?>> g : LOCAL_WM.entrySet()) {
+                            final long want = shadow.inputOut[localInput(g.getKey().split("\\|")[0])];
+                            final Gauge<?> gauge = g.getValue();
+                            if (want > Long.MIN_VALUE) {
+                                waitFor(() -> gauge.getValue() instanceof Long && (Long) gauge.getValue() >= want,
+                                        () -> "local operator " + g.getKey() + " watermark " + gauge.getValue() + " did not reach " + want + " after event " + i);
+                            }
+                        }
+                    }
                     final long sent = sum(LOCAL_OUT);
                     waitFor(() -> recordsIn() >= sent, () -> "operator took " + recordsIn() + " of " + sent + " records of the local operator after event " + i);
                 }
@@ -421,12 +455,31 @@
             }
         }
 
-        static long sum(Map<Integer, Counter> m) {
+        static <K> long sum(Map<K, Counter> m) {
             long n = 0;
             for (Counter c : m.values()) {
                 n += c.getCount();
             }
             return n;
+        }
+
+        /**
+         * Which input a local operator (one per input: the SESSION window TVFs) reads: the
+         * planner numbers its nodes in plan order, the left input's first, so the operator with
+         * the lower number (`WindowTableFunction[3]` before `WindowTableFunction[9]`) is the
+         * left input's.
+         */
+        static int localInput(String op) {
+            java.util.TreeSet<Long> ids = new java.util.TreeSet<>();
+            for (String k : LOCAL_IN.keySet()) {
+                ids.add(nodeId(k.split("\\|")[0]));
+            }
+            return ids.isEmpty() || nodeId(op) == ids.first() ? 0 : 1;
+        }
+
+        static long nodeId(String op) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\[(\\d+)\\]").matcher(op);
+            return m.find() ? Long.parseLong(m.group(1)) : op.hashCode();
         }
 
         static long recordsIn() {
@@ -482,6 +535,8 @@
             final IndexedCombinedWatermarkStatus combined = IndexedCombinedWatermarkStatus.forInputsCount(2);
             final Map<Long, Boolean> announcedIdle = new HashMap<>();
             long expected = Long.MIN_VALUE;
+            /** The last watermark each input's valve emitted. */
+            final long[] inputOut = {Long.MIN_VALUE, Long.MIN_VALUE};
 
             Shadow() {
                 int inputs = SHAPE == TWO ? 2 : 1;
@@ -517,6 +572,7 @@
 
                     @Override
                     public void emitWatermark(Watermark w) {
+                        inputOut[input] = w.getTimestamp();
                         if (SHAPE == TWO) {
                             if (combined.updateWatermark(input, w.getTimestamp())) {
                                 expected = combined.getCombinedWatermark();
@@ -568,11 +624,16 @@
                 Map<String, String> v = group.getAllVariables();
                 String op = v.get("<operator_name>");
                 String sub = v.get("<subtask_index>");
-                if (op != null && sub != null && !LOCAL_OPERATOR.isEmpty() && op.startsWith(LOCAL_OPERATOR) && metric instanceof Counter) {
-                    if (name.equals("numRecordsIn")) {
-                        LOCAL_IN.put(Integer.parseInt(sub), (Counter) metric);
-                    } else if (name.equals("numRecordsOut")) {
-                        LOCAL_OUT.put(Integer.parseInt(sub), (Counter) metric);
+                if (op != null && sub != null && !LOCAL_OPERATOR.isEmpty() && op.startsWith(LOCAL_OPERATOR)) {
+                    String k = op + "|" + sub;
+                    if (name.equals("numRecordsIn") && metric instanceof Counter) {
+                        LOCAL_IN.put(k, (Counter) metric);
+                    } else if (name.equals("numRecordsOut") && metric instanceof Counter) {
+                        LOCAL_OUT.put(k, (Counter) metric);
+                    } else if (name.equals("currentOutputWatermark") && metric instanceof Gauge) {
+                        LOCAL_WM.put(k, (Gauge<?>) metric);
+                    } else if (name.equals("numLateRecordsDropped") && metric instanceof Counter && LOCAL_WATERMARKS) {
+                        LOCAL_LATE.put(k, (Counter) metric);
                     }
                     return;
                 }

@@ -32,6 +32,7 @@
 pub mod interval_join;
 pub mod lookup_join;
 pub mod regular_join;
+pub mod session_tvf;
 pub mod split;
 pub mod sql_interval_join;
 pub mod temporal_join;
@@ -225,6 +226,16 @@ pub enum LateRule {
     /// is dropped because `isWindowFired` (`window_end - 1 <= watermark`); counted in
     /// `left/rightNumLateRecordsDropped`, no side output.
     WindowTvfJoin { window: (i64, i64) },
+    /// `UnalignedWindowTableFunctionOperator.processElement` (SESSION TVF before a window
+    /// join): the row's own window `[ts, ts + gap)` merged with no open session and had
+    /// already ended (`maxTimestamp <= watermark`, `MergingWindowProcessFunction
+    /// .isWindowLate`); the TVF drops it and counts it in its `numLateRecordsDropped`. The
+    /// late row's watermark is the TVF's (its input's), not the join's.
+    SessionTvf {
+        window: (i64, i64),
+        /// The TVF subtask's `numLateRecordsDropped` after this row.
+        record: u64,
+    },
 }
 
 /// A late row, dropped or sent to a late side output.
@@ -294,6 +305,9 @@ pub struct Sink {
     pub drained: usize,
     /// The run's work and memory budget ([`crate::budget`]).
     pub budget: Budget,
+    /// The rows a SESSION window TVF emitted before a window join, with their session, in
+    /// emission order (empty for every other job).
+    pub session_windows: Vec<(RowId, (i64, i64))>,
 }
 
 impl Sink {
@@ -649,6 +663,11 @@ pub trait Operator {
         _w: Watermark,
     ) {
     }
+
+    /// The watermark of input `side` (its valve's output) advances to `w`, before the
+    /// two-input combination: for an operator chained after each input's own stage before
+    /// the join (the SESSION window TVF of a window join), which sees its input's watermark.
+    fn on_input_watermark(&mut self, _cx: &mut Ctx<'_, Self::Ns>, _side: Side, _w: Watermark) {}
 
     /// The subtask's watermark advances to `w` (`processWatermark`), before the due timers
     /// fire; `cx.watermark` is still the previous one.

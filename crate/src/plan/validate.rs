@@ -174,7 +174,11 @@ fn validate_window_join(sc: &Scenario) -> Result<(), Error> {
     use crate::scenario::WindowColumns;
     use crate::tvf::{spec_string, Tvf};
     let job = &sc.job;
-    Tvf::of(&job.tvf, "job.tvf").map_err(|(f, m)| Error::config(f, m))?;
+    if job.tvf.kind == crate::scenario::TvfKind::Session {
+        validate_session_window_join(sc)?;
+    } else {
+        Tvf::of(&job.tvf, "job.tvf").map_err(|(f, m)| Error::config(f, m))?;
+    }
     // Kept short: with Flink's text it must fit the 400 characters of an error message.
     let fallback = "Flink 2.3 only warns and plans a regular join instead; not simulated";
     if let Some(right) = &job.sql.right_tvf {
@@ -198,6 +202,24 @@ fn validate_window_join(sc: &Scenario) -> Result<(), Error> {
                 window_join_condition(sc)
             ),
         ));
+    }
+    Ok(())
+}
+
+/// A window join over `SESSION` windows: a positive gap (`SessionWindowAssigner`); each
+/// input is `PARTITION BY` its key column (or has no key), which the simulated two-stage plan
+/// needs (`crate::operators::session_tvf`).
+fn validate_session_window_join(sc: &Scenario) -> Result<(), Error> {
+    let gap = sc.job.tvf.gap.map_or(0, |g| g.0);
+    if gap <= 0 {
+        // SessionWindowAssigner.withGap (2.3.0 bytecode).
+        return Err(Error::config(
+            "job.tvf.gap",
+            "SessionWindowAssigner parameters must satisfy 0 < size",
+        ));
+    }
+    if sc.job.tvf.offset.0 != 0 {
+        return Err(Error::config("job.tvf.offset", "SESSION has no offset"));
     }
     Ok(())
 }

@@ -88,6 +88,14 @@ impl<O: Operator> Sim<'_, '_, O> {
                         Emission::Active => valve.input_status(false, ch, &mut outs),
                     }
                     for &o in &outs {
+                        if let (Inputs::Two(..), ValveOutput::Watermark(w)) = (&sub.inputs, o) {
+                            // An input's own stage before the join (the SESSION window TVF)
+                            // takes the input's watermark and may send records ahead of it.
+                            let plan = self.plan;
+                            let now = self.now;
+                            let (op, mut cx) = sub.split(plan, &mut self.sink, j, now);
+                            op.on_input_watermark(&mut cx, stream, w);
+                        }
                         let adv = match (&mut sub.inputs, o) {
                             (Inputs::Single(_), ValveOutput::Watermark(w)) => Some(w),
                             (Inputs::Single(_), _) => None,

@@ -44,7 +44,10 @@ impl Inputs {
 /// Fills `columns` and `values` when the scenario has a SQL query (`job.query`); `SELECT *`
 /// (an empty list) is every column of the left input, then of the right, as Flink's `*`
 /// expands, with Calcite's unique names (`SqlValidatorUtil.uniquify`: `k`, `k0`).
-pub fn project(plan: &Plan, result: &mut RunResult) {
+///
+/// `row_windows`: with SESSION windows, the session each row was emitted with (by row id), as
+/// each input's window columns show its own row's session; empty otherwise.
+pub fn project(plan: &Plan, result: &mut RunResult, row_windows: &[Option<[i64; 2]>]) {
     let Some(q) = &plan.scenario.job.query else {
         return;
     };
@@ -103,7 +106,12 @@ pub fn project(plan: &Plan, result: &mut RunResult) {
                 o.right.as_ref().map(|r| &r.values[..]),
             ],
             time,
-            window: o.window,
+            window: [&o.left, &o.right].map(|r| match r {
+                Some(r) if !row_windows.is_empty() => {
+                    row_windows.get(r.id.0 as usize).copied().flatten()
+                }
+                _ => o.window,
+            }),
         };
         o.values = Some(
             items
@@ -167,7 +175,7 @@ pub fn filtered(plan: &Plan) -> Vec<bool> {
                 columns,
                 values,
                 time,
-                window: None,
+                window: [None, None],
             };
             !matches!(
                 p.eval(&view),

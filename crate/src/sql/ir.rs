@@ -165,9 +165,10 @@ pub struct RowView<'a> {
     pub columns: [&'a [String]; 2],
     pub values: [Option<&'a [Value]>; 2],
     pub time: [Option<usize>; 2],
-    /// A window join's window `[start, end)`: the columns after an input's own are its
-    /// `window_start`, `window_end` and `window_time` (`end - 1`), all timestamps.
-    pub window: Option<[i64; 2]>,
+    /// A window join's window `[start, end)` of each input's row: the columns after an
+    /// input's own are its `window_start`, `window_end` and `window_time` (`end - 1`), all
+    /// timestamps. (With SESSION windows the two inputs' starts may differ.)
+    pub window: [Option<[i64; 2]>; 2],
 }
 
 fn null() -> EvalValue {
@@ -211,7 +212,7 @@ impl SqlExpr {
                 };
                 match row.values[i] {
                     None => null(),
-                    Some(vals) if ci >= vals.len() => match (row.window, ci - vals.len()) {
+                    Some(vals) if ci >= vals.len() => match (row.window[i], ci - vals.len()) {
                         (Some([start, _]), 0) => EvalValue::Ts(start),
                         (Some([_, end]), 1) => EvalValue::Ts(end),
                         (Some([_, end]), _) => EvalValue::Ts(end.saturating_sub(1)),

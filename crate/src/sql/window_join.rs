@@ -24,6 +24,8 @@ pub const WINDOW_COLUMNS: [&str; 3] = ["window_start", "window_end", "window_tim
 /// One windowed input: its TVF, table index, alias and the TVF call's position.
 pub(crate) struct Windowed {
     tvf: TvfSpec,
+    /// SESSION's `PARTITION BY` columns.
+    partition: Vec<String>,
     table: usize,
     alias: Option<Ident>,
     at: Location,
@@ -72,13 +74,52 @@ pub(crate) fn windowed(tables: &[Table], f: &TableFactor) -> Result<Option<Windo
         }
         _ => return Ok(None),
     };
-    let (tvf, table, _) = tvf_call(tables, expr)?;
+    let (tvf, table, partition) = tvf_call(tables, expr)?;
     Ok(Some(Windowed {
         tvf,
+        partition,
         table,
         alias: alias.as_ref().map(|a| a.name.clone()),
         at: expr.span().start,
     }))
+}
+
+/// SESSION on both sides: the simulated plan partitions each input's TVF by the key the join
+/// equates (or neither side has `PARTITION BY` nor a key), so that a key's TVF subtask is its
+/// join subtask (`crate::operators::session_tvf`).
+fn session_partitions(
+    left: &Windowed,
+    right: &Windowed,
+    key: Option<&(String, String)>,
+) -> Result<(), SqlError> {
+    let lower = |v: &[String]| v.iter().map(|c| c.to_lowercase()).collect::<Vec<_>>();
+    let (lp, rp) = (lower(&left.partition), lower(&right.partition));
+    if lp.is_empty() != rp.is_empty() || lp.len() != rp.len() {
+        // Different SessionWindowSpecs: WindowJoinUtil warns and plans a regular join.
+        return Err(err(
+            right.at,
+            "Currently, window join doesn't support different window table function of left and right inputs: the two SESSION calls are partitioned differently. (Flink 2.3 only warns and plans a regular join instead; not simulated.)",
+        ));
+    }
+    let want: Vec<Vec<String>> = match key {
+        Some((a, b)) => vec![vec![a.to_lowercase()], vec![b.to_lowercase()]],
+        None => vec![Vec::new(), Vec::new()],
+    };
+    for (w, got, want) in [(left, &lp, &want[0]), (right, &rp, &want[1])] {
+        if got != want {
+            return Err(unsupported(
+                w.at,
+                if key.is_some() && got.is_empty() {
+                    "SESSION without PARTITION BY in a window join with a key (Flink 2.3 runs the TVF on one subtask, then hashes by the key; Joinlab simulates PARTITION BY the join key)"
+                } else if key.is_some() {
+                    "SESSION partitioned by anything but the join key in a window join (Flink 2.3 runs it, with the TVF and the join on different exchanges; Joinlab simulates PARTITION BY the join key)"
+                } else {
+                    "SESSION with PARTITION BY in a window join without a key (Joinlab simulates PARTITION BY the join key, or no PARTITION BY and no key)"
+                },
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Reads a window join whose left input is `left`.
@@ -206,7 +247,10 @@ pub(crate) fn read(
             ),
         ));
     }
-    let inputs = vec![(left.table, left.alias), (right.table, right.alias)];
+    let inputs = vec![
+        (left.table, left.alias.clone()),
+        (right.table, right.alias.clone()),
+    ];
     let wtables = projection_tables(tables);
     let resolver = Resolver {
         tables: &wtables,
@@ -275,6 +319,9 @@ pub(crate) fn read(
     if keys.len() > 1 {
         return Err(unsupported(on_at, "a window join on several key columns"));
     }
+    if left.tvf.kind == crate::scenario::TvfKind::Session {
+        session_partitions(&left, &right, keys.first())?;
+    }
     Ok(WindowJoinQuery {
         tvf: left.tvf,
         join,
@@ -282,4 +329,53 @@ pub(crate) fn read(
         inputs,
         tables: wtables,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::TvfKind;
+    use crate::sql::{scenario_to_sql, sql_to_scenario};
+
+    const DDL: &str = "CREATE TABLE l (k INT, v STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts);\nCREATE TABLE r (k INT, w STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts);\nINSERT INTO l VALUES (1, 'a', TIMESTAMP '2024-01-01 00:00:05');\nINSERT INTO r VALUES (1, 'x', TIMESTAMP '2024-01-01 00:00:10');\n";
+
+    fn session(l: &str, r: &str, on_key: bool) -> String {
+        let key = if on_key { " AND L.k = R.k" } else { "" };
+        format!("{DDL}SELECT * FROM TABLE(SESSION(TABLE l{l}, DESCRIPTOR(ts), INTERVAL '30' SECOND)) AS L LEFT JOIN (SELECT * FROM TABLE(SESSION(TABLE r{r}, DESCRIPTOR(ts), INTERVAL '30' SECOND))) AS R ON L.window_start = R.window_start AND L.window_end = R.window_end{key};")
+    }
+
+    #[test]
+    fn session_window_joins_read_and_print_back() {
+        let sc =
+            sql_to_scenario(&session(" PARTITION BY k", " PARTITION BY k", true)).expect("reads");
+        assert_eq!(sc.job.tvf.kind, TvfKind::Session);
+        assert_eq!(sc.job.tvf.gap.map(|g| g.0), Some(30_000));
+        let text = scenario_to_sql(&sc).expect("prints");
+        assert!(
+            text.contains("SESSION(TABLE l PARTITION BY k, DESCRIPTOR(ts), INTERVAL '30' SECOND)"),
+            "{text}"
+        );
+        let back = sql_to_scenario(&text).expect("reads back");
+        assert_eq!(back.job, sc.job);
+        // Both left rows' session [5 s, 35 s) and the right's [10 s, 40 s) differ: padded.
+        let r = crate::run(&sc, false).expect("runs");
+        assert_eq!(r.outputs.len(), 1);
+        assert!(r.outputs[0].right.is_none());
+        // Without a key, neither side has PARTITION BY.
+        assert!(sql_to_scenario(&session("", "", false)).is_ok());
+    }
+
+    #[test]
+    fn session_partitions_other_than_the_join_key_are_reported() {
+        let err = |l: &str, r: &str, k: bool| {
+            sql_to_scenario(&session(l, r, k))
+                .expect_err("rejected")
+                .to_string()
+        };
+        assert!(err(" PARTITION BY k", "", true).contains("partitioned differently"));
+        assert!(
+            err(" PARTITION BY v", " PARTITION BY w", true).contains("anything but the join key")
+        );
+        assert!(err("", "", true).contains("without PARTITION BY"));
+        assert!(err(" PARTITION BY k", " PARTITION BY k", false).contains("without a key"));
+    }
 }
