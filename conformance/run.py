@@ -341,15 +341,15 @@ def main():
             cases.append(Case(p, "gallery"))
     if args.scripts:
         # The SQL gallery scenarios as the scripts `joinlab sql` prints, run like the gallery's
-        # scripts (the operators the script job's pacer watches: interval and regular joins,
-        # window TVF aggregations).
+        # scripts (every SQL operator the script job's pacer watches: interval, regular,
+        # temporal, lookup and window TVF joins, window TVF aggregations).
         sdir = os.path.join(work, "scripts")
         os.makedirs(sdir, exist_ok=True)
         for p in sorted(glob.glob(os.path.join(ROOT, "scenarios", "*.json"))):
             if p.endswith(".expected.json"):
                 continue
             op = json.load(open(p)).get("job", {}).get("operator")
-            if op not in ("sql_interval_join", "regular_join", "window_tvf_aggregate"):
+            if op not in ("sql_interval_join", "regular_join", "temporal_join", "lookup_join", "window_tvf_join", "window_tvf_aggregate"):
                 continue
             r = sh([args.joinlab, "sql", p])
             if r.returncode != 0:

@@ -219,20 +219,32 @@ pub(crate) fn event_lines(plan: &Plan, evs: &[Ev]) -> Vec<String> {
         .collect()
 }
 
-/// For a regular join (whose steps are exactly the pacer's events: no periodic emits), the
-/// number of results the engine has emitted after each event. The pacer then waits for them
-/// before it releases the next event and tags every printed result with the event that was
-/// last released, so the suite can compare the step that emitted each result.
+/// For a regular join, and a script's temporal or lookup join (their steps are exactly the
+/// pacer's events: no periodic emits), the number of results the engine has emitted after
+/// each event. The pacer then waits for them before it releases the next event and tags every
+/// printed result with the event that was last released, so the suite can compare the step
+/// that emitted each result.
 pub(crate) fn expected_outputs(plan: &Plan, evs: &[Ev]) -> Option<Vec<usize>> {
-    if plan.operator != OperatorKind::RegularJoin || evs.iter().any(|e| matches!(e, Ev::Tick(..))) {
+    if evs.iter().any(|e| matches!(e, Ev::Tick(..))) {
         return None;
     }
-    // The regular join's simulator itself, not `run_plan`: the exporter's wasm module then
-    // holds no other operator's simulator.
-    let out = crate::sim::simulate::<crate::operators::regular_join::RegularJoin>(
-        plan,
-        &crate::sim::RunOptions::default(),
-    )
+    // The operator's simulator itself, not `run_plan`: the exporter's wasm module then holds
+    // no other operator's simulator. A script's job prints the step tags (sql_script.rs); the
+    // JSON gallery's temporal and lookup jobs print per subtask from a chained sink and do not.
+    let opts = crate::sim::RunOptions::default();
+    let script = !plan.scenario.sql.is_empty();
+    let out = match plan.operator {
+        OperatorKind::RegularJoin => {
+            crate::sim::simulate::<crate::operators::regular_join::RegularJoin>(plan, &opts)
+        }
+        OperatorKind::TemporalJoin if script => {
+            crate::sim::simulate::<crate::operators::temporal_join::TemporalJoin>(plan, &opts)
+        }
+        OperatorKind::LookupJoin if script => {
+            crate::sim::simulate::<crate::operators::lookup_join::LookupJoin>(plan, &opts)
+        }
+        _ => return None,
+    }
     .ok()?;
     let mut per_step = vec![0usize; evs.len()];
     for o in &out.sink.outputs {

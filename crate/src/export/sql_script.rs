@@ -80,13 +80,27 @@ pub(crate) fn generate(
         return Err(Error::config("sql", "the script has no query"));
     };
     let interval_join = plan.operator == OperatorKind::SqlIntervalJoin;
+    let temporal = plan.operator == OperatorKind::TemporalJoin;
+    let lookup = plan.operator == OperatorKind::LookupJoin;
     let proctime = match plan.operator {
         OperatorKind::SqlIntervalJoin => job.sql.time == TimeKind::Processing,
         OperatorKind::LookupJoin => true,
         _ => false,
     };
     let (src, vars) = super::flink_java::sources(plan);
-    let mut m = src;
+    // A lookup join reads its dimension table through a lookup source (as in temporal_sql.rs):
+    // the pacer applies each dimension row at its turn in the arrival order, and the lookup
+    // answers from the table as it stands then (the simulated processing time).
+    let mut m = if lookup {
+        super::temporal_sql::lookup_sources(&src, class_name)
+    } else {
+        src
+    };
+    if temporal {
+        // The planner puts a DropUpdateBefore after the versioned table's scan (the temporal
+        // join needs only UPDATE_AFTER): its -U rows never reach the join (as in temporal_sql.rs).
+        let _ = writeln!(m, "        Rt.UB_DROPPED_STREAM = 1;");
+    }
     let _ = writeln!(
         m,
         "        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);"
@@ -104,12 +118,35 @@ pub(crate) fn generate(
         );
     }
     for (i, s) in plan.schemas.iter().enumerate() {
+        if lookup && i == 1 {
+            // The lookup table: the script's columns over the job's lookup source.
+            let mut cols: Vec<String> = s
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(ci, c)| {
+                    let ty = if Some(ci) == s.time {
+                        "TIMESTAMP(3)"
+                    } else {
+                        super::temporal_sql::sql_type(c.ty)
+                    };
+                    format!("{} {ty}", q(&c.name))
+                })
+                .collect();
+            if let Some((_, c)) = facts.proctime.iter().find(|(t, _)| *t == s.name) {
+                cols.push(format!("{} AS PROCTIME()", q(c)));
+            }
+            let ddl = super::temporal_sql::dim_ddl(&s.name, &cols, &sc.streams[i].primary_key);
+            let _ = writeln!(m, "        tEnv.executeSql({});", jstr(&ddl));
+            continue;
+        }
         let v = &vars[i];
         let src_name = format!("jl_src_{i}");
         // A regular join's tables may carry -U/+U/-D rows and a primary key: a changelog
         // table (ChangelogMode.all(): no ChangelogNormalize, the join reads the rows as typed,
-        // as in flink_sql.rs).
-        let changelog = plan.operator == OperatorKind::RegularJoin;
+        // as in flink_sql.rs). So is a temporal join's versioned table, which Flink requires
+        // to have a primary key and a rowtime attribute with a watermark (temporal_sql.rs).
+        let changelog = plan.operator == OperatorKind::RegularJoin || (temporal && i == 1);
         let _ = writeln!(
             m,
             "        tEnv.createTemporaryView({}, tEnv.{}({v}, Schema.newBuilder()",
@@ -148,7 +185,11 @@ pub(crate) fn generate(
             .iter()
             .enumerate()
             .map(|(ci, c)| {
-                if Some(ci) == s.time {
+                if Some(ci) == s.time && proctime {
+                    // A processing-time table's TIMESTAMP column is data (the rows' own time),
+                    // given in milliseconds.
+                    format!("TO_TIMESTAMP_LTZ({}, 3) AS {}", q(&c.name), q(&c.name))
+                } else if Some(ci) == s.time {
                     format!("jl_time AS {}", q(&c.name))
                 } else {
                     q(&c.name)
@@ -220,13 +261,19 @@ pub(crate) fn generate(
         "        TableResult result = tEnv.executeSql({});",
         jstr(&query)
     );
+    // A PROCTIME() column among the results (e.g. `SELECT *` of a lookup join) holds the wall
+    // clock, which the engine does not give: it is left out of the printed values, and named.
+    let _ = writeln!(
+        m,
+        "        boolean[] shown = ShowValues.shown(result.getResolvedSchema());"
+    );
     let _ = writeln!(
         m,
         "        try (CloseableIterator<Row> it = result.collect()) {{"
     );
     let _ = writeln!(m, "            while (it.hasNext()) {{");
     let _ = writeln!(m, "                Row row = it.next();");
-    let _ = writeln!(m, "                System.out.println(\"JL|OUT|-|\" + row.getKind().shortString() + \"|\" + Rt.ts(Long.MIN_VALUE) + \"|\" + ShowValues.values(row) + \"|null|-\" + (Rt.EV_EXPECT.length > 0 && Rt.EV_EXPECT[0] >= 0 ? \"|step=\" + Rt.RELEASED : \"\"));");
+    let _ = writeln!(m, "                System.out.println(\"JL|OUT|-|\" + row.getKind().shortString() + \"|\" + Rt.ts(Long.MIN_VALUE) + \"|\" + ShowValues.values(row, shown) + \"|null|-\" + (Rt.EV_EXPECT.length > 0 && Rt.EV_EXPECT[0] >= 0 ? \"|step=\" + Rt.RELEASED : \"\"));");
     let _ = writeln!(m, "                Rt.OUT_COUNT.incrementAndGet();");
     let _ = writeln!(m, "            }}");
     let _ = writeln!(m, "        }}");
@@ -261,12 +308,30 @@ pub(crate) fn generate(
             return Rt.json(v);
         }
 
-        static String values(Row row) {
+        /** The result columns printed: all but the processing-time attributes (wall clock). */
+        static boolean[] shown(org.apache.flink.table.catalog.ResolvedSchema schema) {
+            java.util.List<org.apache.flink.table.catalog.Column> cols = schema.getColumns();
+            boolean[] shown = new boolean[cols.size()];
+            for (int i = 0; i < shown.length; i++) {
+                shown[i] = !org.apache.flink.table.types.logical.utils.LogicalTypeChecks.isProctimeAttribute(cols.get(i).getDataType().getLogicalType());
+                if (!shown[i]) {
+                    System.out.println("JL|NOTE|not compared: the processing-time column " + cols.get(i).getName() + " (wall clock)");
+                }
+            }
+            return shown;
+        }
+
+        static String values(Row row, boolean[] shown) {
             StringBuilder b = new StringBuilder("[");
+            boolean first = true;
             for (int i = 0; i < row.getArity(); i++) {
-                if (i > 0) {
+                if (i < shown.length && !shown[i]) {
+                    continue;
+                }
+                if (!first) {
                     b.append(',');
                 }
+                first = false;
                 b.append(value(row.getField(i)));
             }
             return b.append(']').toString();
@@ -327,21 +392,38 @@ pub(crate) fn generate(
         let tvf = crate::tvf::Tvf::of(&job.tvf, "job.tvf").map_err(|(f, m)| Error::config(f, m))?;
         c.push_str(&super::flink_sql_window_join::window_count_helpers(tvf));
         (0, "WindowJoin")
+    } else if temporal {
+        (0, "TemporalJoin")
+    } else if lookup {
+        let ts: Vec<usize> = plan.schemas[1].time.into_iter().collect();
+        c.push_str(&super::temporal_sql::lookup_classes(plan, &ts));
+        (0, "LookupJoin")
     } else {
         (0, "Join")
     };
+    let mut imports: Vec<String> = vec![
+        "import org.apache.flink.table.api.TableResult;".into(),
+        "import org.apache.flink.table.connector.ChangelogMode;".into(),
+        "import org.apache.flink.util.CloseableIterator;".into(),
+        "import org.apache.flink.table.api.DataTypes;".into(),
+        "import org.apache.flink.table.api.Schema;".into(),
+        "import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;".into(),
+    ];
+    if lookup {
+        imports.extend(super::temporal_sql::lookup_imports());
+    }
     let parts = JobParts {
-        imports: vec![
-            "import org.apache.flink.table.api.TableResult;".into(),
-            "import org.apache.flink.table.connector.ChangelogMode;".into(),
-            "import org.apache.flink.util.CloseableIterator;".into(),
-            "import org.apache.flink.table.api.DataTypes;".into(),
-            "import org.apache.flink.table.api.Schema;".into(),
-            "import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;".into(),
-        ],
+        imports,
         summary: vec![format!("The script's query, as written: {query}")],
         operator_name: op_name.into(),
-        shape: if window_agg { Shape::One } else { Shape::Two },
+        // The lookup join is chained to the probe's assigner (forward edges, same parallelism).
+        shape: if window_agg {
+            Shape::One
+        } else if lookup {
+            Shape::Chained
+        } else {
+            Shape::Two
+        },
         output_watermark_delay: if proctime { 0 } else { delay },
         pace_watermarks: !proctime,
         main: m,

@@ -42,7 +42,7 @@ fn select_list(alias: &str, s: &Schema) -> Vec<String> {
         .collect()
 }
 
-fn sql_type(t: ColumnType) -> &'static str {
+pub(super) fn sql_type(t: ColumnType) -> &'static str {
     match t {
         ColumnType::String => "STRING",
         ColumnType::Int => "INT",
@@ -201,7 +201,13 @@ const LOOKUP_CLASSES: &str = r#"    /**
                 GenericRowData g = new GenericRowData(r.getArity());
                 for (int i = 0; i < r.getArity(); i++) {
                     Object v = r.getField(i);
-                    g.setField(i, v instanceof String ? StringData.fromString((String) v) : v);
+                    if (v instanceof String) {
+                        v = StringData.fromString((String) v);
+                    } else if (DIM_TS[i] && v instanceof Long) {
+                        // A TIMESTAMP(3) column of a script's lookup table (milliseconds in the rows).
+                        v = TimestampData.fromEpochMillis((Long) v);
+                    }
+                    g.setField(i, v);
                 }
                 out.add(g);
             }
@@ -237,6 +243,99 @@ const LOOKUP_CLASSES: &str = r#"    /**
 
 "#;
 
+/// The lookup join's main() lines before the table environment: only the probe stream runs
+/// through the job; the dimension rows are applied by the pacer (`Rt.SIDE_EVENT`) when their
+/// turn in the arrival order comes. `src` is `flink_java::sources`' text.
+pub(super) fn lookup_sources(src: &str, class_name: &str) -> String {
+    let mut m: String = src
+        .lines()
+        .filter(|line| !line.contains("Rt.source(env, 1)"))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let _ = writeln!(m, "        Rt.SIDE_STREAM = 1;");
+    let _ = writeln!(m, "        Rt.SIDE_EVENT = {class_name}::applyDim;");
+    let _ = writeln!(m, "        DIM.clear();");
+    let _ = writeln!(m, "        installDimFactory();");
+    m
+}
+
+/// `CREATE TEMPORARY TABLE name (columns…[, PRIMARY KEY (…) NOT ENFORCED]) WITH ('connector' =
+/// 'joinlab-dim')`: the lookup table over the job's `JoinlabDim` source. `columns` are SQL
+/// column definitions (`` `c` TYPE `` or a computed column).
+pub(super) fn dim_ddl(name: &str, columns: &[String], pk: &[String]) -> String {
+    let pk_sql = if pk.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", PRIMARY KEY ({}) NOT ENFORCED",
+            pk.iter()
+                .map(|p| q(p.trim()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    format!(
+        "CREATE TEMPORARY TABLE {} ({}{pk_sql}) WITH ('connector' = 'joinlab-dim')",
+        q(name),
+        columns.join(", ")
+    )
+}
+
+/// The lookup source's classes (and the dimension table's key, primary key, types and
+/// `TIMESTAMP(3)` columns `ts`, which the rows give as milliseconds).
+pub(super) fn lookup_classes(plan: &Plan, ts: &[usize]) -> String {
+    let r = &plan.schemas[1];
+    let pk = &plan.scenario.streams[1].primary_key;
+    let mut c = String::new();
+    let pk_idx: Vec<String> = pk
+        .iter()
+        .filter_map(|p| r.columns.iter().position(|col| col.name == p.trim()))
+        .map(|i| i.to_string())
+        .collect();
+    let _ = writeln!(
+        c,
+        "    /** The dimension table's primary key columns, join key column, types and timestamp columns. */"
+    );
+    let _ = writeln!(
+        c,
+        "    static final int[] DIM_PK = {{{}}};",
+        pk_idx.join(", ")
+    );
+    let _ = writeln!(c, "    static final int DIM_KEY = {};", r.key.unwrap_or(0));
+    let _ = writeln!(c, "    static final String[] DIM_TYPES = COLUMN_TYPES[1];");
+    let flags: Vec<&str> = (0..r.columns.len())
+        .map(|i| if ts.contains(&i) { "true" } else { "false" })
+        .collect();
+    let _ = writeln!(
+        c,
+        "    static final boolean[] DIM_TS = {{{}}};\n",
+        flags.join(", ")
+    );
+    c.push_str(LOOKUP_CLASSES);
+    c
+}
+
+/// The imports of the lookup source's classes.
+pub(super) fn lookup_imports() -> Vec<String> {
+    [
+        "org.apache.flink.configuration.ConfigOption",
+        "org.apache.flink.table.connector.source.DynamicTableSource",
+        "org.apache.flink.table.connector.source.LookupTableSource",
+        "org.apache.flink.table.connector.source.lookup.LookupFunctionProvider",
+        "org.apache.flink.table.data.GenericRowData",
+        "org.apache.flink.table.data.RowData",
+        "org.apache.flink.table.data.StringData",
+        "org.apache.flink.table.data.TimestampData",
+        "org.apache.flink.table.factories.DynamicTableFactory",
+        "org.apache.flink.table.factories.DynamicTableSourceFactory",
+        "org.apache.flink.table.factories.Factory",
+        "org.apache.flink.table.functions.LookupFunction",
+    ]
+    .iter()
+    .map(|s| format!("import {s};"))
+    .collect()
+}
+
 pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
     let job = &plan.scenario.job;
     let sql = &job.sql;
@@ -246,18 +345,7 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
     let mut m = String::new();
     let mut c = show_class();
     if lookup {
-        // Only the probe stream runs through the job; the dimension rows are applied by the
-        // pacer (Rt.SIDE_EVENT) when their turn in the arrival order comes.
-        let probe_src: String = src
-            .lines()
-            .filter(|line| !line.contains("Rt.source(env, 1)"))
-            .map(|line| format!("{line}\n"))
-            .collect();
-        m.push_str(&probe_src);
-        let _ = writeln!(m, "        Rt.SIDE_STREAM = 1;");
-        let _ = writeln!(m, "        Rt.SIDE_EVENT = {class_name}::applyDim;");
-        let _ = writeln!(m, "        DIM.clear();");
-        let _ = writeln!(m, "        installDimFactory();");
+        m.push_str(&lookup_sources(&src, class_name));
     } else {
         m.push_str(&src);
         // The planner puts a DropUpdateBefore after the versioned table's scan (the temporal
@@ -294,22 +382,7 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
             .iter()
             .map(|col| format!("{} {}", q(&col.name), sql_type(col.ty)))
             .collect();
-        let pk_sql = if pk.is_empty() {
-            String::new()
-        } else {
-            format!(
-                ", PRIMARY KEY ({}) NOT ENFORCED",
-                pk.iter()
-                    .map(|p| q(p.trim()))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        };
-        let ddl = format!(
-            "CREATE TEMPORARY TABLE {} ({}{pk_sql}) WITH ('connector' = 'joinlab-dim')",
-            q(&r.name),
-            cols.join(", ")
-        );
+        let ddl = dim_ddl(&r.name, &cols, pk);
         let _ = writeln!(m, "        tEnv.executeSql(\"{}\");", js(&ddl));
     } else {
         let rv = &vars[1];
@@ -367,26 +440,8 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
     );
     let _ = writeln!(m, "        changes.process(new Show({})).setParallelism(OPERATOR_PARALLELISM).sinkTo(new Rt.Print()).setParallelism(OPERATOR_PARALLELISM).name(\"print changelog\");", l.columns.len());
     if lookup {
-        let pk_idx: Vec<String> = pk
-            .iter()
-            .filter_map(|p| r.columns.iter().position(|col| col.name == p.trim()))
-            .map(|i| i.to_string())
-            .collect();
-        let _ = writeln!(
-            c,
-            "    /** The dimension table's primary key columns, join key column and types. */"
-        );
-        let _ = writeln!(
-            c,
-            "    static final int[] DIM_PK = {{{}}};",
-            pk_idx.join(", ")
-        );
-        let _ = writeln!(c, "    static final int DIM_KEY = {};", r.key.unwrap_or(0));
-        let _ = writeln!(
-            c,
-            "    static final String[] DIM_TYPES = COLUMN_TYPES[1];\n"
-        );
-        c.push_str(LOOKUP_CLASSES);
+        // The dimension table's columns are typed as the scenario types them (no TIMESTAMP).
+        c.push_str(&lookup_classes(plan, &[]));
     }
     let summary = if lookup {
         vec![
@@ -408,23 +463,7 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
     .map(|s| format!("import {s};"))
     .collect();
     if lookup {
-        imports.extend(
-            [
-                "org.apache.flink.configuration.ConfigOption",
-                "org.apache.flink.table.connector.source.DynamicTableSource",
-                "org.apache.flink.table.connector.source.LookupTableSource",
-                "org.apache.flink.table.connector.source.lookup.LookupFunctionProvider",
-                "org.apache.flink.table.data.GenericRowData",
-                "org.apache.flink.table.data.RowData",
-                "org.apache.flink.table.data.StringData",
-                "org.apache.flink.table.factories.DynamicTableFactory",
-                "org.apache.flink.table.factories.DynamicTableSourceFactory",
-                "org.apache.flink.table.factories.Factory",
-                "org.apache.flink.table.functions.LookupFunction",
-            ]
-            .iter()
-            .map(|s| format!("import {s};")),
-        );
+        imports.extend(lookup_imports());
     }
     let parts = JobParts {
         imports,

@@ -112,6 +112,15 @@ impl State {
                     }
                 } else {
                     let ty = sql_type(&p.parse_data_type().map_err(pe)?, here)?;
+                    let meta = p.peek_token().span.start;
+                    if parse_word(p, "METADATA") {
+                        // Flink reads a METADATA column from the connector (a Kafka record's
+                        // timestamp, a Debezium source timestamp, …): there is no connector here.
+                        return Err(unsupported(
+                            meta,
+                            "a METADATA column (declare it as a plain column and give its values in the table's rows)",
+                        ));
+                    }
                     let _ = p.parse_keywords(&[Keyword::NOT, Keyword::NULL]);
                     if p.parse_keyword(Keyword::COMMENT) {
                         p.parse_literal_string().map_err(pe)?;

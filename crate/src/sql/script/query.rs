@@ -653,6 +653,14 @@ impl Resolver<'_> {
     fn expr(&self, e: &Expr) -> Result<SqlExpr, SqlError> {
         let at = e.span().start;
         if let Some((side, name)) = self.column(e)? {
+            if self.tables[self.inputs[side].0].proctime.as_deref() == Some(name.as_str()) {
+                // Flink materialises it as the wall clock when the row is processed
+                // (PROCTIME_MATERIALIZE): not a value the simulation gives.
+                return Err(unsupported(
+                    at,
+                    "a PROCTIME() column in the query's result or WHERE (its value is the wall clock)",
+                ));
+            }
             return Ok(SqlExpr::Col {
                 input: side as u8,
                 name,
