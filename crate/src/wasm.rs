@@ -72,8 +72,11 @@ fn answer_text<T: Serialize>(v: &T) -> String {
     json_text(v).unwrap_or_else(|e| error_text(&e))
 }
 
+/// An error as JSON text. Through [`json_text`] like every other answer: one instantiation of
+/// the serializer (serde_json's `to_string` writes to another writer type, which compiles the
+/// error's serialization a second time).
 fn error_text(e: &Error) -> String {
-    serde_json::to_string(&ErrorOut {
+    json_text(&ErrorOut {
         error: e,
         message: e.to_string(),
     })
