@@ -3,9 +3,15 @@
 //! (`{ "error": { "kind": "row", "stream": …, "line": …, "column": …, "message": … } }`),
 //! never thrown.
 //!
-//! The large result documents are serialised once, to JSON text, and handed to the browser's
-//! own `JSON.parse` (fast, and only one serde serializer is compiled into the module); the
-//! small state snapshots go through serde-wasm-bindgen.
+//! The result documents are serialised once, to JSON text, and handed to the browser's own
+//! `JSON.parse` (fast, and only one serde serializer is compiled into the module); the state
+//! snapshots of `state_at` too (serde-wasm-bindgen, which they went through before, added a
+//! second serializer of the same types).
+//!
+//! The page's first-load module leaves out `trace_window` (the windowed trace of an input too
+//! large for a full trace, about 16 kB of the gzipped module): only the SQL operators' module
+//! (cargo feature `ops-module`, web/pkg-ops/) has it, and the page's worker loads that module
+//! the first time it is asked for a window (web/src/worker.js).
 
 use crate::error::Error;
 use crate::scenario::Scenario;
@@ -66,8 +72,11 @@ fn answer_text<T: Serialize>(v: &T) -> String {
     json_text(v).unwrap_or_else(|e| error_text(&e))
 }
 
+/// An error as JSON text. Through [`json_text`] like every other answer: one instantiation of
+/// the serializer (serde_json's `to_string` writes to another writer type, which compiles the
+/// error's serialization a second time).
 fn error_text(e: &Error) -> String {
-    serde_json::to_string(&ErrorOut {
+    json_text(&ErrorOut {
         error: e,
         message: e.to_string(),
     })
@@ -168,9 +177,7 @@ pub fn run_progress(
 #[wasm_bindgen]
 pub fn state_at(scenario_json: &str, step: usize) -> JsValue {
     match Scenario::from_json(scenario_json).and_then(|sc| crate::state_at(&sc, step)) {
-        Ok(s) => s
-            .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-            .unwrap_or(JsValue::NULL),
+        Ok(s) => to_js(&s),
         Err(e) => error(&e),
     }
 }
@@ -178,6 +185,7 @@ pub fn state_at(scenario_json: &str, step: usize) -> JsValue {
 /// The trace of steps `[from, from + count)` only, for an input too large for a full trace:
 /// `{from, steps, total_steps?, state_end, rows, keys, outputs, late, windows, side_outputs}`
 /// (see [`crate::trace_window::TraceWindow`]), as JSON text (the worker posts it to the page).
+#[cfg(feature = "ops-module")]
 #[wasm_bindgen]
 pub fn trace_window(scenario_json: &str, from: usize, count: usize) -> String {
     let w = Scenario::from_json(scenario_json)

@@ -106,11 +106,17 @@ function trimWindow(tw) {
   return tw;
 }
 
-function answer(msg) {
+async function answer(msg) {
   if (msg.what === 'trace_window' || msg.what === 'state_at') {
     if (!last || last.run !== msg.run) throw new Error('this result is no longer the engine worker\'s last run; run the scenario again');
-    // The engine runs up to the window (or step) untraced and stops after it.
-    if (msg.what === 'trace_window') return trimWindow(JSON.parse(last.m.trace_window(last.json, msg.from, msg.count)));
+    // The engine runs up to the window (or step) untraced and stops after it. The windowed
+    // trace is the SQL operators' module's only (the first-load module leaves it out: it is
+    // needed only for an input too large for a full trace), loaded here once when first asked.
+    if (msg.what === 'trace_window') {
+      const { json } = last;
+      const m = typeof last.m.trace_window === 'function' ? last.m : await loadOps();
+      return trimWindow(JSON.parse(m.trace_window(json, msg.from, msg.count)));
+    }
     return trimState(last.m.state_at(last.json, msg.step));
   }
   if (!kept || kept.run !== msg.run) throw new Error('this result is no longer kept by the engine worker; run the scenario again');
@@ -131,7 +137,7 @@ self.onmessage = async (ev) => {
   const msg = ev.data;
   if (msg.type === 'request') {
     try {
-      self.postMessage({ type: 'reply', req: msg.req, value: answer(msg) });
+      self.postMessage({ type: 'reply', req: msg.req, value: await answer(msg) });
     } catch (e) {
       self.postMessage({ type: 'reply', req: msg.req, error: String(e && e.message ? e.message : e) });
     }
