@@ -308,6 +308,19 @@ fn errors_have_positions() {
     let r = joinlab::run(&sc, false).unwrap();
     assert_eq!(r.columns, ["k", "v"]);
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    // DDL Flink accepts: IF NOT EXISTS (a second CREATE of the table is skipped) and
+    // PARTITIONED BY are read; LIKE is reported as not simulated, at LIKE.
+    let q = "SELECT * FROM a JOIN b ON a.k = b.k;";
+    let ddl = "CREATE TABLE IF NOT EXISTS a (k INT, t TIMESTAMP(3), WATERMARK FOR t AS t) PARTITIONED BY (k) WITH ('connector' = 'filesystem');\n\
+        CREATE TABLE IF NOT EXISTS a (x STRING);\n\
+        CREATE TABLE b (k INT, t TIMESTAMP(3), WATERMARK FOR t AS t);\n";
+    let sc = sql_to_scenario(&format!("{ddl}{q}")).unwrap();
+    assert_eq!(sc.streams[0].columns.len(), 2);
+    let (l, c, m) = pos(&format!(
+        "{TABLES}CREATE TABLE c (k INT) WITH ('connector' = 'x') LIKE a;\n{q}"
+    ));
+    assert_eq!((l, c), (3, 49));
+    assert!(m.contains("LIKE") && m.contains("does not simulate"), "{m}");
 }
 
 #[test]
