@@ -308,6 +308,19 @@ fn errors_have_positions() {
     let r = joinlab::run(&sc, false).unwrap();
     assert_eq!(r.columns, ["k", "v"]);
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    // DDL Flink accepts: IF NOT EXISTS (a second CREATE of the table is skipped) and
+    // PARTITIONED BY are read; LIKE is reported as not simulated, at LIKE.
+    let q = "SELECT * FROM a JOIN b ON a.k = b.k;";
+    let ddl = "CREATE TABLE IF NOT EXISTS a (k INT, t TIMESTAMP(3), WATERMARK FOR t AS t) PARTITIONED BY (k) WITH ('connector' = 'filesystem');\n\
+        CREATE TABLE IF NOT EXISTS a (x STRING);\n\
+        CREATE TABLE b (k INT, t TIMESTAMP(3), WATERMARK FOR t AS t);\n";
+    let sc = sql_to_scenario(&format!("{ddl}{q}")).unwrap();
+    assert_eq!(sc.streams[0].columns.len(), 2);
+    let (l, c, m) = pos(&format!(
+        "{TABLES}CREATE TABLE c (k INT) WITH ('connector' = 'x') LIKE a;\n{q}"
+    ));
+    assert_eq!((l, c), (3, 49));
+    assert!(m.contains("LIKE") && m.contains("does not simulate"), "{m}");
 }
 
 #[test]
@@ -480,6 +493,27 @@ fn temporal_and_lookup_join_scripts() {
         "{e}"
     );
     assert_eq!(e.line, 5);
+    // Without a watermark on the versioned table, or with another rowtime type: Flink's words
+    // (LogicalCorrelateToJoinFromGeneralTemporalTableRule, checked before the primary key;
+    // both messages as real Flink 2.3.0 gave them).
+    let no_wm = temporal
+        .replace(
+            "rate DOUBLE, rt TIMESTAMP(3), WATERMARK FOR rt AS rt, PRIMARY KEY",
+            "rate DOUBLE, PRIMARY KEY",
+        )
+        .replace(
+            "('EUR', 1.1, TIMESTAMP '2020-01-01 00:00:05')",
+            "('EUR', 1.1)",
+        );
+    let e = sql_to_scenario(&no_wm).unwrap_err();
+    assert_eq!(e.message, "Event-Time Temporal Table Join requires both primary key and row time attribute in versioned table, but no row time attribute can be found.");
+    assert_eq!(e.line, 5);
+    let ltz = temporal.replace(
+        "rate DOUBLE, rt TIMESTAMP(3)",
+        "rate DOUBLE, rt TIMESTAMP_LTZ(3)",
+    );
+    let e = sql_to_scenario(&ltz).unwrap_err();
+    assert_eq!(e.message, "Event-Time Temporal Table Join requires same rowtime type in left table and versioned table, but the rowtime types are TIMESTAMP(3) *ROWTIME* and TIMESTAMP_LTZ(3) *ROWTIME*.");
 
     let lookup = "CREATE TABLE orders (order_id INT, currency STRING, pt AS PROCTIME());\n\
         CREATE TABLE rates (currency STRING, rate DOUBLE);\n\

@@ -466,4 +466,36 @@ mod tests {
         }
         assert!(n >= 3);
     }
+
+    /// A temporal join script's versioned table is a changelog view with its primary key and
+    /// watermark; a lookup join script's lookup table is the job's lookup source with the
+    /// script's columns, applied by the pacer; both jobs wait for the engine's results per event.
+    #[test]
+    fn temporal_and_lookup_scripts_get_their_sources() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+        let job = |name: &str| {
+            let text = std::fs::read_to_string(dir.join(name)).unwrap();
+            let sc = crate::sql::sql_to_scenario(&text).unwrap();
+            export(&sc, ExportKind::FlinkSql).unwrap()
+        };
+        let t = job("sql-temporal-join-late-rate.sql");
+        assert!(t.contains("tEnv.fromChangelogStream(currencyRates"), "{t}");
+        assert!(t.contains(".primaryKey(\"currency\")"), "{t}");
+        assert!(t.contains("Rt.UB_DROPPED_STREAM = 1;"), "{t}");
+        assert!(t.contains("OPERATOR_NAME = \"TemporalJoin\""), "{t}");
+        // o_000 comes out when o_001 (the fourth event) moves the watermark past 11:40.
+        assert!(t.contains("R 0 0 1 =1\n"), "{t}");
+        let l = job("sql-pitfall-lookup-join.sql");
+        assert!(!l.contains("Rt.source(env, 1)"), "{l}");
+        assert!(l.contains("Rt.SIDE_EVENT = JoinlabJob::applyDim;"), "{l}");
+        assert!(
+            l.contains("CREATE TEMPORARY TABLE `rates` (`currency` STRING, `rate` DOUBLE, PRIMARY KEY (`currency`) NOT ENFORCED) WITH ('connector' = 'joinlab-dim')"),
+            "{l}"
+        );
+        assert!(
+            l.contains("TO_TIMESTAMP_LTZ(`order_time`, 3) AS `order_time`, jl_time AS `proc_time`"),
+            "{l}"
+        );
+        assert!(l.contains("OPERATOR_NAME = \"LookupJoin\""), "{l}");
+    }
 }

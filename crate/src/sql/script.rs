@@ -309,12 +309,22 @@ impl State {
             p.next_token();
             let _ = p.parse_keyword(Keyword::TEMPORARY);
             p.expect_keyword_is(Keyword::TABLE).map_err(pe)?;
+            // `IF NOT EXISTS`: Flink skips the statement when the table exists already.
+            let if_not_exists = p.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
             let t = self.create_table(&mut p)?;
+            let lk = p.peek_token();
+            if is_kw(&lk, Keyword::LIKE) {
+                // CREATE TABLE … LIKE source: the schema merged from another table.
+                return Err(unsupported(lk.span.start, "CREATE TABLE … LIKE"));
+            }
             if self
                 .tables
                 .iter()
                 .any(|x| x.name.eq_ignore_ascii_case(&t.name))
             {
+                if if_not_exists {
+                    return expect_end(&mut p);
+                }
                 return Err(err(t.at, format!("Table `{}` already exists", t.name)));
             }
             self.tables.push(t);

@@ -146,6 +146,15 @@ impl State {
         if p.parse_keyword(Keyword::COMMENT) {
             p.parse_literal_string().map_err(pe)?;
         }
+        // `PARTITIONED BY (cols)` lays out a filesystem table's files: kept in the script text,
+        // like the WITH options; it does not change the join.
+        if parse_word(p, "PARTITIONED") {
+            p.expect_keyword_is(Keyword::BY).map_err(pe)?;
+            p.expect_token(&Token::LParen).map_err(pe)?;
+            p.parse_comma_separated(Parser::parse_identifier)
+                .map_err(pe)?;
+            p.expect_token(&Token::RParen).map_err(pe)?;
+        }
         if p.parse_keyword(Keyword::WITH) {
             // The connector options are the user's production configuration: kept in the
             // script text for the export, not interpreted.

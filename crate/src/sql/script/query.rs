@@ -215,6 +215,35 @@ impl State {
                     }
                 }
                 let rt = &self.tables[ri];
+                if lt.proctime.is_none() {
+                    // LogicalCorrelateToJoinFromGeneralTemporalTableRule, which runs before the
+                    // primary key is checked (Flink's words).
+                    let Some((rcol, _, _)) = &rt.watermark else {
+                        return Err(err(
+                            e.span().start,
+                            "Event-Time Temporal Table Join requires both primary key and row time attribute in versioned table, but no row time attribute can be found.",
+                        ));
+                    };
+                    let ty = |t: &Table, c: &str| {
+                        t.columns
+                            .iter()
+                            .find(|(n, _, _)| n == c)
+                            .map(|(_, ty, _)| *ty)
+                    };
+                    let left = lt.watermark.as_ref().and_then(|(c, _, _)| ty(lt, c));
+                    if let (Some(a), Some(b)) = (left, ty(rt, rcol)) {
+                        if a != b {
+                            return Err(err(
+                                e.span().start,
+                                format!(
+                                    "Event-Time Temporal Table Join requires same rowtime type in left table and versioned table, but the rowtime types are {} *ROWTIME* and {} *ROWTIME*.",
+                                    a.sql_name(),
+                                    b.sql_name()
+                                ),
+                            ));
+                        }
+                    }
+                }
                 if lt.proctime.is_none() && rt.primary_key.is_empty() {
                     // TemporalJoinUtil.validateTemporalFunctionPrimaryKey (Flink's words).
                     return Err(err(
