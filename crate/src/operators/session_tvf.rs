@@ -116,10 +116,6 @@ impl KeyState {
         let i = self.windows.binary_search_by(|(x, _)| x.cmp(&w)).ok()?;
         Some(self.windows.remove(i).1)
     }
-
-    fn is_empty(&self) -> bool {
-        self.windows.is_empty() && self.state.values().all(|r| r.is_empty())
-    }
 }
 
 /// One input's `UnalignedWindowTableFunctionOperator` subtask.
