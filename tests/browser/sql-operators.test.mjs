@@ -231,7 +231,7 @@ test('window join type: each of INNER / LEFT / RIGHT / FULL / SEMI / ANTI reruns
   await page.context().close();
 });
 
-test('window join over SESSION windows: the gallery scenario as the CLI says, the TVF drop, each row's session', async () => {
+test("window join over SESSION windows: the gallery scenario as the CLI says, the TVF drop, each row's session", async () => {
   const { page, problems } = await openPage(env, '?scenario=sql-window-join-session-late');
   assert.match(await page.textContent('#op-explain'), /UnalignedWindowTableFunctionOperator/);
   assert.equal(await page.inputValue('[data-path="job.tvf.kind"] select'), 'session');

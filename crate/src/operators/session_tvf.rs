@@ -54,7 +54,7 @@ use crate::partition::SubtaskIndex;
 use crate::plan::{KeyId, RowId};
 use crate::timers::{Timer, TimerQueue};
 use crate::trace::{Event, StateEntry};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// The table runtime's `TimeWindow` (its own `hashCode`, unlike the DataStream one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,23 +92,17 @@ struct KeyState {
     /// `TreeSet` of windows).
     windows: Vec<(Win, Win)>,
     /// `session-window-tvf-acc`: state window → (order, row), in order.
-    state: Vec<(Win, Vec<(i64, RowId)>)>,
+    state: BTreeMap<Win, Vec<(i64, RowId)>>,
 }
 
 impl KeyState {
     fn state_of(&mut self, w: Win) -> &mut Vec<(i64, RowId)> {
-        let i = match self.state.iter().position(|(s, _)| *s == w) {
-            Some(i) => i,
-            None => {
-                self.state.push((w, Vec::new()));
-                self.state.len() - 1
-            }
-        };
-        &mut self.state[i].1
+        self.state.entry(w).or_default()
     }
 
     fn mapping(&self, w: Win) -> Option<Win> {
-        self.windows.iter().find(|(x, _)| *x == w).map(|(_, s)| *s)
+        let i = self.windows.binary_search_by(|(x, _)| x.cmp(&w)).ok()?;
+        Some(self.windows[i].1)
     }
 
     fn insert_window(&mut self, w: Win, state: Win) {
@@ -119,12 +113,8 @@ impl KeyState {
     }
 
     fn remove_window(&mut self, w: Win) -> Option<Win> {
-        let i = self.windows.iter().position(|(x, _)| *x == w)?;
+        let i = self.windows.binary_search_by(|(x, _)| x.cmp(&w)).ok()?;
         Some(self.windows.remove(i).1)
-    }
-
-    fn is_empty(&self) -> bool {
-        self.windows.is_empty() && self.state.iter().all(|(_, r)| r.is_empty())
     }
 }
 
@@ -289,10 +279,14 @@ impl SessionTvf {
         let ks = self.stages[side.index()].keys.entry(key).or_default();
         let order = ks.counter;
         ks.counter = ks.counter.wrapping_add(1);
-        // SessionWindowAssigner.mergeWindows: the ceiling, then the floor, each merged if it
-        // intersects the window grown so far.
-        let ceiling = ks.windows.iter().map(|(w, _)| *w).find(|w| *w >= new);
-        let floor = ks.windows.iter().rev().map(|(w, _)| *w).find(|w| *w <= new);
+        // SessionWindowAssigner.mergeWindows: the ceiling, then the floor (TreeSet order:
+        // start, then end), each merged if it intersects the window grown so far.
+        let at = ks.windows.partition_point(|(w, _)| *w < new);
+        let ceiling = ks.windows.get(at).map(|(w, _)| *w);
+        let floor = match ks.windows.get(at) {
+            Some((w, _)) if *w == new => Some(*w),
+            _ => at.checked_sub(1).map(|i| ks.windows[i].0),
+        };
         let mut cover = new;
         // java.util.HashSet of the merged windows, then the new window.
         let mut set: JavaHashMap<TableWin, ()> = JavaHashMap::new();
@@ -348,25 +342,26 @@ impl SessionTvf {
             let ks = self.stages[side.index()].keys.entry(key).or_default();
             let mut moved = Vec::new();
             for s in state_windows {
-                if let Some(i) = ks.state.iter().position(|(w, _)| *w == s) {
-                    // The source namespaces are copied, not cleared, in Flink; they are never
-                    // read again, so dropping them here changes nothing but memory.
-                    moved.extend(ks.state.remove(i).1);
+                // The source namespaces are copied, not cleared, in Flink; they are never read
+                // again, so dropping them here changes nothing but memory.
+                if let Some(rows) = ks.state.remove(&s) {
+                    moved.extend(rows);
                 }
             }
-            let target = ks.state_of(state_window);
-            target.extend(moved);
-            target.sort_unstable();
+            if !moved.is_empty() {
+                // Two runs in order: the sort only merges them.
+                let target = ks.state_of(state_window);
+                target.extend(moved);
+                target.sort();
+            }
         }
         let st = &mut self.stages[side.index()];
         let ks = st.keys.entry(key).or_default();
         // MergingWindowProcessFunction.assignStateNamespace: isWindowLate(actual) →
         // retireWindow, and the row is dropped (lateRecordsDroppedRate.markEvent).
         if actual.max_timestamp() <= wm {
+            // The key's counter stays (Flink's ValueState keeps numbering its rows).
             ks.remove_window(actual);
-            if ks.is_empty() && ks.windows.is_empty() && ks.state.is_empty() {
-                // Only the counter remains (kept: it numbers the key's later rows).
-            }
             st.dropped += 1;
             return Admitted::Late {
                 window: (new.start, new.end),
@@ -419,11 +414,7 @@ impl SessionTvf {
                 continue;
             };
             // emitWindowResult: the state window's rows sorted by order (a TreeMap).
-            let rows = match ks.state.iter().position(|(s, _)| *s == state_window) {
-                Some(i) => ks.state.remove(i).1,
-                None => Vec::new(),
-            };
-            let mut rows = rows;
+            let mut rows = ks.state.remove(&state_window).unwrap_or_default();
             rows.sort_unstable();
             for &(_, row) in &rows {
                 out.push(Emitted {
@@ -436,10 +427,6 @@ impl SessionTvf {
             // clearTrigger: the trigger timer at maxTimestamp (the one firing, already
             // polled); clearWindowState; retireWindow.
             ks.remove_window(win);
-            if ks.windows.is_empty() && ks.state.is_empty() {
-                // The counter survives in Flink's ValueState; only its value matters, and only
-                // relative to the key's later rows, so it is kept too.
-            }
         }
         out
     }
@@ -454,7 +441,7 @@ impl SessionTvf {
             for k in keys {
                 let ks = &st.keys[k];
                 for &(w, s) in &ks.windows {
-                    let Some((_, rows)) = ks.state.iter().find(|(x, _)| *x == s) else {
+                    let Some(rows) = ks.state.get(&s) else {
                         continue;
                     };
                     if rows.is_empty() {
