@@ -56,9 +56,11 @@ use crate::timers::{Timer, TimerQueue};
 use crate::trace::{Event, StateEntry};
 use std::collections::{BTreeMap, HashMap};
 
-/// The table runtime's `TimeWindow` (its own `hashCode`, unlike the DataStream one).
+/// The table runtime's `TimeWindow` (its own `hashCode`, unlike the DataStream one): the
+/// element of the `java.util.HashSet` a session merge collects, here and in the window
+/// aggregation's SESSION windows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct TableWin(Win);
+pub(crate) struct TableWin(pub(crate) Win);
 
 /// `org.apache.flink.table.runtime.operators.window.TimeWindow.modInverse`.
 fn mod_inverse(x: i32) -> i32 {

@@ -43,10 +43,12 @@
 //! The output is insert-only: one `+I` row per (key, window), values in the SELECT order
 //! `window_start, window_end, keys…, aggregates…` (`EXPR$n` names as Flink gives them).
 
+use super::session_tvf::TableWin;
 use super::tvf_slicing::{is_window_fired, next_trigger_watermark, Slicer};
+use super::window::Win;
 use super::{Ctx, LateRule, Operator, SqlValue};
 use crate::budget::Work;
-use crate::javamap::{JavaHash, JavaHashMap};
+use crate::javamap::JavaHashMap;
 use crate::parse::{RowKind, Side};
 use crate::partition::SubtaskIndex;
 use crate::plan::{KeyId, Plan, RowId};
@@ -114,44 +116,6 @@ struct Local {
     watermark: i64,
     /// `nextTriggerWatermark` (0 likewise).
     next_trigger: i64,
-}
-
-/// `org.apache.flink.table.runtime.operators.window.TimeWindow` (the table runtime's own class,
-/// not the DataStream one): ordered by start, then end; its `hashCode` places it in the
-/// `java.util.HashSet` of windows a merge collects, whose iteration order decides the order
-/// of the timer deletions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-struct TableWindow {
-    start: i64,
-    end: i64,
-}
-
-impl TableWindow {
-    /// `TimeWindow.intersects`: `start <= other.end && end >= other.start`.
-    fn intersects(self, o: TableWindow) -> bool {
-        self.start <= o.end && self.end >= o.start
-    }
-
-    /// `TimeWindow.cover`.
-    fn cover(self, o: TableWindow) -> TableWindow {
-        TableWindow {
-            start: self.start.min(o.start),
-            end: self.end.max(o.end),
-        }
-    }
-}
-
-impl JavaHash for TableWindow {
-    /// `(int) (start + modInverse((int) (end << 1) + 1))` (2.3.0 bytecode).
-    fn java_hash(&self) -> i32 {
-        let x = ((self.end << 1) as i32).wrapping_add(1);
-        // TimeWindow.modInverse: Newton's iteration for the inverse of an odd x mod 2^32.
-        let mut y = x.wrapping_mul(x).wrapping_mul(x);
-        for _ in 0..3 {
-            y = y.wrapping_mul(2i32.wrapping_sub(x.wrapping_mul(y)));
-        }
-        self.start.wrapping_add(y as i64) as i32
-    }
 }
 
 /// The rows each assigner subtask's local aggregate takes in, as (arrival index, slice end),
@@ -491,34 +455,36 @@ impl WindowTvfAggregate {
     /// shapes the timer heap, and so the order in which windows with equal ends fire.
     fn session_element(&mut self, cx: &mut Ctx<'_, Ns>, key: KeyId, ts: i64, row: RowId) {
         let n = self.calls.len();
-        let new = TableWindow {
+        let new = Win {
             start: ts,
             end: ts.saturating_add(self.gap),
         };
         let list = self.sessions.entry(key).or_default();
-        let at = |i: usize| TableWindow {
+        let at = |i: usize| Win {
             start: list[i].start,
             end: list[i].end,
         };
         // NavigableSet.ceiling / floor under TimeWindow.compareTo (start, then end).
-        let ceiling = (0..list.len()).find(|&i| at(i) >= new);
-        let floor = (0..list.len()).rev().find(|&i| at(i) <= new);
-        let mut merged: JavaHashMap<TableWindow, usize> = JavaHashMap::new();
+        let ceiling = (0..list.len()).find(|&i| (at(i).start, at(i).end) >= (new.start, new.end));
+        let floor = (0..list.len())
+            .rev()
+            .find(|&i| (at(i).start, at(i).end) <= (new.start, new.end));
+        let mut merged: JavaHashMap<TableWin, usize> = JavaHashMap::new();
         let mut merge_result = new;
         for i in [ceiling, floor].into_iter().flatten() {
             if merge_result.intersects(at(i)) {
-                merged.insert(at(i), i);
+                merged.insert(TableWin(at(i)), i);
                 merge_result = merge_result.cover(at(i));
             }
         }
         if !merged.is_empty() {
-            merged.insert(new, usize::MAX);
+            merged.insert(TableWin(new), usize::MAX);
         }
         // mergedWindows.remove(newWindow); the new window equal to an in-flight one merges
         // into nothing.
-        let merged_windows: Vec<(TableWindow, usize)> = merged
+        let merged_windows: Vec<(Win, usize)> = merged
             .iter()
-            .map(|(w, i)| (*w, *i))
+            .map(|(w, i)| (w.0, *i))
             .filter(|(w, _)| *w != new)
             .collect();
         let actual = if merged.is_empty() { new } else { merge_result };

@@ -445,8 +445,9 @@ mod grouping_tests {
 }
 
 mod session_window_tests {
-    use super::super::TableWindow;
     use crate::javamap::{JavaHash, JavaHashMap};
+    use crate::operators::session_tvf::TableWin;
+    use crate::operators::window::Win;
 
     /// `org.apache.flink.table.runtime.operators.window.TimeWindow.of(s, e).hashCode()` printed
     /// by Flink 2.3.0 (a small Java program against flink-table-runtime-2.3.0.jar).
@@ -463,7 +464,7 @@ mod session_window_tests {
         ];
         for (start, end, want) in cases {
             assert_eq!(
-                TableWindow { start, end }.java_hash(),
+                TableWin(Win { start, end }).java_hash(),
                 want,
                 "[{start}, {end})"
             );
@@ -474,11 +475,11 @@ mod session_window_tests {
     /// order) iterates as Java 17 printed it.
     #[test]
     fn merged_windows_iterate_as_a_java_hash_set() {
-        let mut set: JavaHashMap<TableWindow, ()> = JavaHashMap::new();
+        let mut set: JavaHashMap<TableWin, ()> = JavaHashMap::new();
         for (start, end) in [(7500, 8500), (5750, 7500), (8000, 9000)] {
-            set.insert(TableWindow { start, end }, ());
+            set.insert(TableWin(Win { start, end }), ());
         }
-        let order: Vec<(i64, i64)> = set.keys().map(|w| (w.start, w.end)).collect();
+        let order: Vec<(i64, i64)> = set.keys().map(|w| (w.0.start, w.0.end)).collect();
         assert_eq!(order, vec![(5750, 7500), (8000, 9000), (7500, 8500)]);
     }
 }
