@@ -1,7 +1,7 @@
 //! The result of a run as one JSON-ready document: what the CLI's `--json` prints, what the
 //! golden files hold and what the page draws.
 
-use crate::operators::{LateRow, LateRule, OutputRow, SqlValue, WatermarkOrigin};
+use crate::operators::{LateRow, LateRule, SqlValue, WatermarkOrigin};
 use crate::parse::{Column, RowKind, Side};
 use crate::partition::{KeyGroup, SubtaskIndex};
 use crate::plan::{KeyId, Plan, RowId};
@@ -344,7 +344,10 @@ pub struct RunResult {
     /// rows (the SQL window aggregation); empty otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub columns: Vec<String>,
-    pub outputs: Vec<Output>,
+    /// The outputs in emission order: a slice of [`Output`] to code that reads them, kept as
+    /// the simulator's compact rows and written as JSON from those ([`crate::outputs`]).
+    #[cfg_attr(feature = "ts", ts(as = "Vec<Output>"))]
+    pub outputs: crate::outputs::Outputs,
     pub late: Vec<Late>,
     pub side_outputs: BTreeMap<String, Vec<SideOut>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -403,40 +406,54 @@ fn operator_name(op: OperatorKind) -> &'static str {
 impl RunResult {
     /// Builds the result; `detail` adds the rows, keys and trace.
     pub fn build(plan: &Plan, out: RunOutput, detail: bool) -> RunResult {
+        let mut result = RunResult::build_lean(plan, out, detail);
+        result.outputs.copy_values(plan);
+        if crate::SQL_OPERATORS {
+            crate::sql::eval::project(plan, &mut result);
+        }
+        result
+    }
+
+    /// Builds the result like [`RunResult::build`] from a plan that is not needed afterwards:
+    /// the outputs keep the rows' values moved out of it instead of copies (the plan's rows
+    /// are the largest part of a run's memory after its outputs).
+    pub fn build_owned(mut plan: Plan, out: RunOutput, detail: bool) -> RunResult {
+        let mut result = RunResult::build_lean(&plan, out, detail);
+        if crate::SQL_OPERATORS && plan.scenario.job.query.is_some() {
+            // The projection reads the outputs' rows: it needs the values where they are.
+            result.outputs.copy_values(&plan);
+            crate::sql::eval::project(&plan, &mut result);
+        } else if result.outputs.needs_values() {
+            let values = std::mem::take(&mut plan.rows)
+                .into_iter()
+                .map(|r| r.values.into_boxed_slice())
+                .collect();
+            result.outputs.give_values(values);
+        }
+        result
+    }
+
+    /// The result without the outputs' row values (given by the caller) and without the
+    /// SQL query's projection.
+    fn build_lean(plan: &Plan, mut out: RunOutput, detail: bool) -> RunResult {
         let diagnosis = crate::diagnosis::diagnose(plan, &out);
+        let verdicts = detail.then(|| {
+            let left: Vec<RowId> = out
+                .final_state
+                .iter()
+                .flat_map(|s| s.entries.iter().flat_map(|e| e.rows.iter().copied()))
+                .collect();
+            crate::verdict::verdicts(plan, &out.sink, &left)
+        });
         let mut refs = RowRefs::new(plan);
         let mut row_ref = |id: RowId| refs.get(id);
-        let mut values = out.sink.output_values.iter().peekable();
-        let outputs = out
-            .sink
-            .outputs
-            .iter()
-            .zip(out.sink.output_windows())
-            .enumerate()
-            .map(|(i, (o, window)): (usize, (&OutputRow, _))| {
-                let v = values.next_if(|v| v.index == i);
-                (o, window, v)
-            })
-            .map(|(o, window, v)| Output {
-                left: o.left.map(&mut row_ref),
-                right: o.right.map(&mut row_ref),
-                timestamp: o.timestamp(),
-                kind: o.kind,
-                subtask: o.subtask(),
-                step: o.step(),
-                window: window.map(|(a, b)| [a, b]),
-                values: v.map(|v| v.values.clone()),
-                from: v.map(|v| {
-                    v.rows
-                        .iter()
-                        .map(|&r| {
-                            let r = plan.row(r);
-                            format!("{}:{}", plan.stream_name(r.stream), r.line)
-                        })
-                        .collect()
-                }),
-            })
-            .collect();
+        // Moved, not copied: the result keeps the simulator's compact outputs.
+        let outputs = crate::outputs::Outputs::new(
+            plan,
+            std::mem::take(&mut out.sink.outputs),
+            std::mem::take(&mut out.sink.output_windows),
+            std::mem::take(&mut out.sink.output_values),
+        );
         let late = out
             .sink
             .late
@@ -500,14 +517,6 @@ impl RunResult {
                 time: s.time.map(|t| s.columns[t].name.clone()),
             })
             .collect();
-        let verdicts = detail.then(|| {
-            let left: Vec<RowId> = out
-                .final_state
-                .iter()
-                .flat_map(|s| s.entries.iter().flat_map(|e| e.rows.iter().copied()))
-                .collect();
-            crate::verdict::verdicts(plan, &out.sink, &left)
-        });
         let final_state = if out.state_empty {
             Vec::new()
         } else {
@@ -516,7 +525,7 @@ impl RunResult {
                 .filter(|s| !s.entries.is_empty() || !s.timers.is_empty())
                 .collect()
         };
-        let mut result = RunResult {
+        let result = RunResult {
             operator: plan.operator,
             settings: Settings::of(plan),
             parallelism: plan.assigner_parallelism,
@@ -588,9 +597,6 @@ impl RunResult {
                 .flatten(),
             trace: detail.then_some(out.steps),
         };
-        if crate::SQL_OPERATORS {
-            crate::sql::eval::project(plan, &mut result);
-        }
         result
     }
 }
