@@ -173,9 +173,9 @@ fn run_case(name: &str, n: u64, json: bool) {
     let after_sim = live() - base;
     let peak_sim = peak() - base;
     reset_peak();
-    let res = RunResult::build(&plan, out, false);
-    // The page's worker drops the plan once the result is built.
-    drop(plan);
+    // As `joinlab::run_limited` does: the plan is handed to the result (its rows' values move
+    // into the outputs' row table) and dropped.
+    let res = build(plan, out);
     let after_result = live() - base;
     let peak_result = peak() - base;
     let check = workload::checksum_result(&res);
@@ -211,6 +211,10 @@ fn run_case(name: &str, n: u64, json: bool) {
         "rss_mb": peak_rss_mb(),
     });
     println!("{line}");
+}
+
+fn build(plan: Plan, out: joinlab::sim::RunOutput) -> RunResult {
+    RunResult::build_owned(plan, out, false)
 }
 
 fn mb(b: f64) -> String {
