@@ -16,6 +16,7 @@ pub mod javahash;
 pub mod javamap;
 pub mod jsontext;
 pub mod operators;
+pub mod outputs;
 pub mod parse;
 pub mod partition;
 pub mod plan;
@@ -193,7 +194,7 @@ pub fn run_limited(
 ) -> Result<RunResult, Error> {
     let plan = plan::build(scenario, limits)?;
     let out = run_plan(&plan, opts)?;
-    Ok(RunResult::build(&plan, out, opts.trace))
+    Ok(RunResult::build_owned(plan, out, opts.trace))
 }
 
 /// The state and pending timers of every operator subtask right after step `step`.

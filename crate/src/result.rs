@@ -1,7 +1,7 @@
 //! The result of a run as one JSON-ready document: what the CLI's `--json` prints, what the
 //! golden files hold and what the page draws.
 
-use crate::operators::{LateRow, LateRule, OutputRow, SqlValue, WatermarkOrigin};
+use crate::operators::{LateRow, LateRule, SqlValue, WatermarkOrigin};
 use crate::parse::{Column, RowKind, Side};
 use crate::partition::{KeyGroup, SubtaskIndex};
 use crate::plan::{KeyId, Plan, RowId};
@@ -344,7 +344,10 @@ pub struct RunResult {
     /// rows (the SQL window aggregation); empty otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub columns: Vec<String>,
-    pub outputs: Vec<Output>,
+    /// The outputs in emission order: a slice of [`Output`] to code that reads them, kept as
+    /// the simulator's compact rows and written as JSON from those ([`crate::outputs`]).
+    #[cfg_attr(feature = "ts", ts(as = "Vec<Output>"))]
+    pub outputs: crate::outputs::Outputs,
     pub late: Vec<Late>,
     pub side_outputs: BTreeMap<String, Vec<SideOut>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -402,41 +405,60 @@ fn operator_name(op: OperatorKind) -> &'static str {
 
 impl RunResult {
     /// Builds the result; `detail` adds the rows, keys and trace.
-    pub fn build(plan: &Plan, mut out: RunOutput, detail: bool) -> RunResult {
+    pub fn build(plan: &Plan, out: RunOutput, detail: bool) -> RunResult {
+        let (mut result, row_windows) = RunResult::build_lean(plan, out, detail);
+        result.outputs.copy_values(plan);
+        if crate::SQL_OPERATORS {
+            crate::sql::eval::project(plan, &mut result, &row_windows);
+        }
+        result
+    }
+
+    /// Builds the result like [`RunResult::build`] from a plan that is not needed afterwards:
+    /// the outputs keep the rows' values moved out of it instead of copies (the plan's rows
+    /// are the largest part of a run's memory after its outputs).
+    pub fn build_owned(mut plan: Plan, out: RunOutput, detail: bool) -> RunResult {
+        let (mut result, row_windows) = RunResult::build_lean(&plan, out, detail);
+        if crate::SQL_OPERATORS && plan.scenario.job.query.is_some() {
+            // The projection reads the outputs' rows: it needs the values where they are.
+            result.outputs.copy_values(&plan);
+            crate::sql::eval::project(&plan, &mut result, &row_windows);
+        } else if result.outputs.needs_values() {
+            let values = std::mem::take(&mut plan.rows)
+                .into_iter()
+                .map(|r| r.values.into_boxed_slice())
+                .collect();
+            result.outputs.give_values(values);
+        }
+        result
+    }
+
+    /// The result without the outputs' row values (given by the caller) and without the
+    /// SQL query's projection; with each row's own window where a SESSION window TVF gave
+    /// it one (the projection's `window_start`/`window_end` of a SESSION window join).
+    fn build_lean(
+        plan: &Plan,
+        mut out: RunOutput,
+        detail: bool,
+    ) -> (RunResult, Vec<Option<[i64; 2]>>) {
         let diagnosis = crate::diagnosis::diagnose(plan, &out);
+        let verdicts = detail.then(|| {
+            let left: Vec<RowId> = out
+                .final_state
+                .iter()
+                .flat_map(|s| s.entries.iter().flat_map(|e| e.rows.iter().copied()))
+                .collect();
+            crate::verdict::verdicts(plan, &out.sink, &left)
+        });
         let mut refs = RowRefs::new(plan);
         let mut row_ref = |id: RowId| refs.get(id);
-        let mut values = out.sink.output_values.iter().peekable();
-        let outputs = out
-            .sink
-            .outputs
-            .iter()
-            .zip(out.sink.output_windows())
-            .enumerate()
-            .map(|(i, (o, window)): (usize, (&OutputRow, _))| {
-                let v = values.next_if(|v| v.index == i);
-                (o, window, v)
-            })
-            .map(|(o, window, v)| Output {
-                left: o.left.map(&mut row_ref),
-                right: o.right.map(&mut row_ref),
-                timestamp: o.timestamp(),
-                kind: o.kind,
-                subtask: o.subtask(),
-                step: o.step(),
-                window: window.map(|(a, b)| [a, b]),
-                values: v.map(|v| v.values.clone()),
-                from: v.map(|v| {
-                    v.rows
-                        .iter()
-                        .map(|&r| {
-                            let r = plan.row(r);
-                            format!("{}:{}", plan.stream_name(r.stream), r.line)
-                        })
-                        .collect()
-                }),
-            })
-            .collect();
+        // Moved, not copied: the result keeps the simulator's compact outputs.
+        let outputs = crate::outputs::Outputs::new(
+            plan,
+            std::mem::take(&mut out.sink.outputs),
+            std::mem::take(&mut out.sink.output_windows),
+            std::mem::take(&mut out.sink.output_values),
+        );
         let late = out
             .sink
             .late
@@ -500,14 +522,6 @@ impl RunResult {
                 time: s.time.map(|t| s.columns[t].name.clone()),
             })
             .collect();
-        let verdicts = detail.then(|| {
-            let left: Vec<RowId> = out
-                .final_state
-                .iter()
-                .flat_map(|s| s.entries.iter().flat_map(|e| e.rows.iter().copied()))
-                .collect();
-            crate::verdict::verdicts(plan, &out.sink, &left)
-        });
         let final_state = if out.state_empty {
             Vec::new()
         } else {
@@ -517,7 +531,7 @@ impl RunResult {
                 .collect()
         };
         let sink_session_windows = std::mem::take(&mut out.sink.session_windows);
-        let mut result = RunResult {
+        let result = RunResult {
             operator: plan.operator,
             settings: Settings::of(plan),
             parallelism: plan.assigner_parallelism,
@@ -599,19 +613,16 @@ impl RunResult {
                 .flatten(),
             trace: detail.then_some(out.steps),
         };
-        if crate::SQL_OPERATORS {
-            let mut row_windows = Vec::new();
-            if !sink_session_windows.is_empty() {
-                row_windows = vec![None; plan.rows.len()];
-                for &(r, (s, e)) in &sink_session_windows {
-                    if let Some(w) = row_windows.get_mut(r.0 as usize) {
-                        *w = Some([s, e]);
-                    }
+        let mut row_windows = Vec::new();
+        if crate::SQL_OPERATORS && !sink_session_windows.is_empty() {
+            row_windows = vec![None; plan.rows.len()];
+            for &(r, (s, e)) in &sink_session_windows {
+                if let Some(w) = row_windows.get_mut(r.0 as usize) {
+                    *w = Some([s, e]);
                 }
             }
-            crate::sql::eval::project(plan, &mut result, &row_windows);
         }
-        result
+        (result, row_windows)
     }
 }
 

@@ -167,7 +167,9 @@ pub fn run_progress(
     match out {
         Ok(out) => {
             report("result", 0, 1);
-            to_js(&crate::result::RunResult::build(&plan, out, opts.trace))
+            to_js(&crate::result::RunResult::build_owned(
+                plan, out, opts.trace,
+            ))
         }
         Err(e) => error(&e),
     }

@@ -75,3 +75,37 @@ fn every_gallery_scenario_has_title_and_description() {
         );
     }
 }
+
+/// The result writes its outputs from the simulator's compact rows (`joinlab::outputs`); the
+/// same outputs built as `Output` structs (what code reading them as a slice gets) must write
+/// the very same JSON, traced or not, for every gallery scenario.
+#[test]
+fn compact_outputs_write_what_built_outputs_write() {
+    let mut checked = 0;
+    for e in std::fs::read_dir(scenarios_dir()).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.to_string_lossy().to_string();
+        if !name.ends_with(".json") || name.ends_with(".expected.json") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).unwrap();
+        for trace in [false, true] {
+            let Ok(r) = joinlab::run_json(&text, trace) else {
+                continue;
+            };
+            let compact = serde_json::to_string(&r).unwrap();
+            let built = r.clone();
+            assert!(built.outputs.views().is_some(), "{name}: built too early");
+            assert_eq!(built.outputs[..].len(), r.outputs.len());
+            assert!(built.outputs.views().is_none(), "{name}: not built");
+            assert_eq!(
+                serde_json::to_string(&built).unwrap(),
+                compact,
+                "{name} (trace {trace})"
+            );
+            assert_eq!(built, r, "{name} (trace {trace})");
+            checked += 1;
+        }
+    }
+    assert!(checked > 20, "only {checked} runs checked");
+}

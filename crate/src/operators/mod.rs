@@ -387,7 +387,7 @@ pub struct Ctx<'a, N: Clone + Eq + Hash> {
     pub sink: &'a mut Sink,
     /// Where the current watermark came from (for late reasons). Computed only when tracing
     /// or when the operator declares [`Operator::REPORTS_LATE`].
-    pub origin: Option<WatermarkOrigin>,
+    pub origin: &'a Option<WatermarkOrigin>,
     pub describe: fn(&N) -> String,
 }
 
@@ -495,6 +495,56 @@ impl<N: Clone + Eq + Hash> Ctx<'_, N> {
         if self.sink.tracing {
             let index = self.sink.outputs.len() - 1;
             self.sink.events.push(Event::Output { index });
+        }
+    }
+
+    /// Emits `Insert` results of every left row with every right row, left-major, with
+    /// `timestamp` and `window`: exactly what [`Ctx::emit`] per pair does, with the checks
+    /// done once for the whole product when it fits under `max_outputs` (a window join's
+    /// firing emits a window's pairs at once).
+    pub fn emit_pairs(
+        &mut self,
+        lefts: &[RowId],
+        rights: &[RowId],
+        timestamp: i64,
+        window: (i64, i64),
+    ) {
+        let n = lefts.len() * rights.len();
+        if n == 0 {
+            return;
+        }
+        if self.sink.tracing || self.sink.count() + n > self.sink.max_outputs {
+            for &l in lefts {
+                for &r in rights {
+                    self.emit(
+                        Some(l),
+                        Some(r),
+                        Some(timestamp),
+                        RowKind::Insert,
+                        Some(window),
+                    );
+                }
+            }
+            return;
+        }
+        let step = self.sink.step;
+        debug_assert!(step <= u32::MAX as usize && self.subtask.0 <= u16::MAX as u32);
+        let index = self.sink.outputs.len();
+        if self.sink.output_windows.last().map(|r| r.1) != Some(Some(window)) {
+            self.sink.output_windows.push((index, Some(window)));
+        }
+        let out = &mut self.sink.outputs;
+        out.reserve(n);
+        for &l in lefts {
+            out.extend(rights.iter().map(|&r| OutputRow {
+                left: Some(l),
+                right: Some(r),
+                timestamp,
+                step: step as u32,
+                subtask: self.subtask.0 as u16,
+                has_timestamp: true,
+                kind: RowKind::Insert,
+            }));
         }
     }
 

@@ -73,7 +73,7 @@
 
 use super::{Ctx, LateRule, Operator, Work};
 use crate::javamap::{JavaHash, JavaHashMap};
-use crate::parse::{RowKind, Side};
+use crate::parse::Side;
 use crate::partition::SubtaskIndex;
 use crate::plan::{KeyId, Plan, RowId};
 use crate::scenario::{OperatorKind, WindowKind};
@@ -262,6 +262,10 @@ pub struct WindowOperator {
     rows_hint: usize,
     /// Rows in all window states ([`Operator::state_rows`]).
     rows: usize,
+    /// Join: a bit per row id, set for the rows of the right input that arrived here. A
+    /// firing splits the window's rows by input with it instead of reading each row's stream
+    /// from the plan (a cache miss per row in a large plan).
+    right_rows: Vec<u64>,
 }
 
 /// At most this many row lists are pooled, and a new list reserves at most this many rows.
@@ -378,23 +382,19 @@ impl WindowOperator {
                 self.lefts.clear();
                 self.rights.clear();
                 for &r in &st.rows {
-                    if cx.plan.row(r).stream == Side::Left {
-                        self.lefts.push(r);
-                    } else {
+                    let right = self
+                        .right_rows
+                        .get(r.0 as usize / 64)
+                        .is_some_and(|w| w & (1 << (r.0 % 64)) != 0);
+                    debug_assert_eq!(right, cx.plan.row(r).stream == Side::Right);
+                    if right {
                         self.rights.push(r);
+                    } else {
+                        self.lefts.push(r);
                     }
                 }
-                for &l in &self.lefts {
-                    for &r in &self.rights {
-                        cx.emit(
-                            Some(l),
-                            Some(r),
-                            Some(ts),
-                            RowKind::Insert,
-                            Some((window.start, window.end)),
-                        );
-                    }
-                }
+                // Every left row with every right row, in that order (`emit` per pair).
+                cx.emit_pairs(&self.lefts, &self.rights, ts, (window.start, window.end));
             }
             Mode::Aggregate => {
                 let firing = match st.fired {
@@ -714,10 +714,20 @@ impl Operator for WindowOperator {
             pool: Vec::new(),
             rows_hint: 0,
             rows: 0,
+            right_rows: if mode == Mode::Join {
+                vec![0; plan.rows.len().div_ceil(64)]
+            } else {
+                Vec::new()
+            },
         }
     }
 
-    fn process_element(&mut self, cx: &mut Ctx<'_, Win>, _side: Side, row: RowId) {
+    fn process_element(&mut self, cx: &mut Ctx<'_, Win>, side: Side, row: RowId) {
+        if side == Side::Right {
+            if let Some(w) = self.right_rows.get_mut(row.0 as usize / 64) {
+                *w |= 1 << (row.0 % 64);
+            }
+        }
         let r = cx.plan.row(row);
         let Some(ts) = r.ts else { return };
         let key = r.key;

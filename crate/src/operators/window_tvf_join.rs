@@ -303,7 +303,8 @@ impl Operator for WindowTvfJoin {
                     record,
                 } => {
                     // The TVF's own watermark (its input's), not the join's.
-                    let (wm, origin) = (cx.watermark, cx.origin.take());
+                    let (wm, origin) = (cx.watermark, cx.origin);
+                    cx.origin = &None;
                     cx.watermark = Watermark(watermark);
                     cx.late(row, LateRule::SessionTvf { window, record }, None);
                     cx.watermark = wm;

@@ -162,7 +162,8 @@ impl<O: Operator> Sub<O> {
             timers: &mut self.timers,
             processing_timers: &mut self.ptimers,
             sink,
-            origin: self.origin.clone(),
+            // Borrowed: only a late row reads it (`Ctx::late`).
+            origin: &self.origin,
             describe: O::describe_timer,
         };
         (&mut self.op, cx)

@@ -29,7 +29,12 @@ settings: Settings, parallelism: number, operator_parallelism: number, max_paral
  * projection (SQL scripts: `job.query`) or the columns of an operator that computes its
  * rows (the SQL window aggregation); empty otherwise.
  */
-columns: Array<string>, outputs: Array<Output>, late: Array<Late>, side_outputs: { [key in string]: Array<SideOut> }, windows: Array<WindowOut>, 
+columns: Array<string>, 
+/**
+ * The outputs in emission order: a slice of [`Output`] to code that reads them, kept as
+ * the simulator's compact rows and written as JSON from those ([`crate::outputs`]).
+ */
+outputs: Array<Output>, late: Array<Late>, side_outputs: { [key in string]: Array<SideOut> }, windows: Array<WindowOut>, 
 /**
  * Final watermark of each operator subtask.
  */
