@@ -166,22 +166,16 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
                 g.pick(&["x", "y", "z"]).to_string()
             };
             let _ = write!(text, "{k}, {extra}, {ts}");
-            let mut ann = Vec::new();
-            if parallelism > 1 && g.chance(50) {
-                ann.push(format!("s={}", g.range(0, parallelism as i64 - 1)));
-            }
-            if job.arrival == ArrivalOrder::ByTime {
-                let a = if wm.interval.0 > 0 || g.chance(50) {
-                    clock
-                } else {
-                    ts
-                };
-                ann.push(format!("a={a}"));
-            }
-            if !ann.is_empty() {
-                let _ = write!(text, " | {}", ann.join(" "));
-            }
-            text.push('\n');
+            let by_time = job.arrival == ArrivalOrder::ByTime;
+            annotate(
+                &mut g,
+                &mut text,
+                (parallelism, 50),
+                by_time,
+                wm.interval.0 > 0,
+                clock,
+                ts,
+            );
         }
         let k = if strings { "k:string" } else { "k:int" };
         streams.push(StreamSpec {
@@ -259,22 +253,9 @@ fn session(g: &mut Rng, job: &mut Job, streams: &mut [StreamSpec], strings: bool
                 g.pick(&["x", "y", "z"]).to_string()
             };
             let _ = write!(text, "{}, {extra}, {ts}", key(g.range(0, keys - 1)));
-            let mut ann = Vec::new();
-            if parallelism > 1 && g.chance(60) {
-                ann.push(format!("s={}", g.range(0, parallelism as i64 - 1)));
-            }
-            if job.arrival == ArrivalOrder::ByTime {
-                let a = if job.watermark.interval.0 > 0 || g.chance(50) {
-                    clock
-                } else {
-                    ts
-                };
-                ann.push(format!("a={a}"));
-            }
-            if !ann.is_empty() {
-                let _ = write!(text, " | {}", ann.join(" "));
-            }
-            text.push('\n');
+            let by_time = job.arrival == ArrivalOrder::ByTime;
+            let periodic = job.watermark.interval.0 > 0;
+            annotate(g, text, (parallelism, 60), by_time, periodic, clock, ts);
         }
     }
     // The end of input is a race on Flink: both inputs' last watermarks reach the join in
@@ -299,6 +280,33 @@ fn session(g: &mut Rng, job: &mut Job, streams: &mut [StreamSpec], strings: bool
         s.rows = text.trim_end().to_string();
         s.key = keyed.then(|| "k".to_string());
     }
+}
+
+/// Ends a row line with its annotations: `s=` (an assigner subtask, drawn with the given
+/// percent chance when there are several) and, with arrival by time, `a=` (the row's
+/// processing-time arrival: the clock, or its event time when the watermark is not periodic
+/// and a coin says so); then the newline.
+fn annotate(
+    g: &mut Rng,
+    text: &mut String,
+    (parallelism, s_chance): (u32, u64),
+    by_time: bool,
+    periodic: bool,
+    clock: i64,
+    ts: i64,
+) {
+    let mut ann = Vec::new();
+    if parallelism > 1 && g.chance(s_chance) {
+        ann.push(format!("s={}", g.range(0, parallelism as i64 - 1)));
+    }
+    if by_time {
+        let a = if periodic || g.chance(50) { clock } else { ts };
+        ann.push(format!("a={a}"));
+    }
+    if !ann.is_empty() {
+        let _ = write!(text, " | {}", ann.join(" "));
+    }
+    text.push('\n');
 }
 
 #[cfg(test)]
