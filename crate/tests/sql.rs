@@ -1149,3 +1149,71 @@ fn documentation_examples() {
     assert_eq!(got[0][3], serde_json::json!(1.14));
     assert_eq!(got[1][3], serde_json::json!(1.1));
 }
+
+/// The Flink documentation's window semi join written with IN (Queries > Window JOIN > SEMI),
+/// with its tables and rows: in the subquery, the unqualified `num` is the subquery's own table's
+/// (the inner scope first), not ambiguous with the outer query's. Real Flink 2.3.0 (PyFlink,
+/// conformance/collect_check.py) gives the one row L3 in the window 12:00-12:05, as the
+/// documentation shows.
+#[test]
+fn docs_window_semi_join_with_in() {
+    let ddl = "CREATE TABLE LeftTable (row_time TIMESTAMP(3), num INT, id STRING, WATERMARK FOR row_time AS row_time - INTERVAL '1' SECOND);\n\
+        CREATE TABLE RightTable (row_time TIMESTAMP(3), num INT, id STRING, WATERMARK FOR row_time AS row_time - INTERVAL '1' SECOND);\n\
+        INSERT INTO LeftTable VALUES (TIMESTAMP '2020-04-15 12:02:00', 1, 'L1'), (TIMESTAMP '2020-04-15 12:06:00', 2, 'L2'), (TIMESTAMP '2020-04-15 12:03:00', 3, 'L3');\n\
+        INSERT INTO RightTable VALUES (TIMESTAMP '2020-04-15 12:01:00', 2, 'R2'), (TIMESTAMP '2020-04-15 12:04:00', 3, 'R3'), (TIMESTAMP '2020-04-15 12:05:00', 4, 'R4');\n";
+    let win = |t: &str| {
+        format!(
+            "(SELECT * FROM TABLE(TUMBLE(TABLE {t}, DESCRIPTOR(row_time), INTERVAL '5' MINUTES)))"
+        )
+    };
+    let q = format!(
+        "{ddl}SELECT * FROM {} L WHERE L.num IN (SELECT num FROM {} R WHERE L.window_start = R.window_start AND L.window_end = R.window_end);",
+        win("LeftTable"),
+        win("RightTable")
+    );
+    let sc = sql_to_scenario(&q).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(sc.job.sql.join, JoinType::Semi);
+    let r = joinlab::run(&sc, false).unwrap();
+    assert_eq!(
+        r.columns,
+        [
+            "row_time",
+            "num",
+            "id",
+            "window_start",
+            "window_end",
+            "window_time"
+        ]
+    );
+    assert_eq!(
+        values(&r),
+        vec![(
+            "+I".to_string(),
+            j(&[
+                "2020-04-15 12:03:00.000",
+                "3",
+                "L3",
+                "2020-04-15 12:00:00.000",
+                "2020-04-15 12:05:00.000",
+                "2020-04-15 12:04:59.999"
+            ])
+        )]
+    );
+    round_trip(&strip(sc), "docs window semi join");
+    // The outer query sees the left input only: an unqualified name there is the left's.
+    let q2 = format!(
+        "{ddl}SELECT * FROM {} L WHERE num IN (SELECT num FROM {} R WHERE L.window_start = R.window_start AND L.window_end = R.window_end);",
+        win("LeftTable"),
+        win("RightTable")
+    );
+    let r2 = joinlab::run(&sql_to_scenario(&q2).unwrap(), false).unwrap();
+    assert_eq!(values(&r2), values(&r));
+    // A column only the subquery's table has is not visible to the outer query.
+    let q3 = format!(
+        "{ddl}SELECT * FROM {} L WHERE R.num IN (SELECT num FROM {} R WHERE L.window_start = R.window_start AND L.window_end = R.window_end);",
+        win("LeftTable"),
+        win("RightTable")
+    );
+    let e = sql_to_scenario(&q3).unwrap_err();
+    assert!(e.message.contains("does not see"), "{e}");
+}
