@@ -1340,6 +1340,9 @@ fn computed_rowtime_to_timestamp_ltz() {
     // A row without the source value.
     let e = sql_to_scenario(&tumble.replace("('b', 2500)", "('b', NULL)")).unwrap_err();
     assert!(e.message.contains("needs a value"), "{e}");
+    let e =
+        sql_to_scenario(&tumble.replace("('b', 2500)", "('b', 9223372036854775807)")).unwrap_err();
+    assert!(e.message.contains("outside the years"), "{e}");
     // A scenario whose time disagrees with its source column has no script form.
     let mut sc = strip(sql_to_scenario(&tumble).unwrap());
     sc.streams[0].rows = sc.streams[0].rows.replacen("1000", "999", 1);
