@@ -1337,6 +1337,16 @@ fn computed_rowtime_to_timestamp_ltz() {
     assert!(e.message.contains("not simulate"), "{e}");
     let e = sql_to_scenario(&tumble.replace("ts BIGINT", "ts STRING")).unwrap_err();
     assert!(e.message.contains("TO_TIMESTAMP_LTZ"), "{e}");
+    let e = sql_to_scenario(&tumble.replace(
+        "WATERMARK FOR rt AS rt - INTERVAL '1' SECOND",
+        "pt AS PROCTIME()",
+    ))
+    .unwrap_err();
+    assert!(
+        e.message.contains("not the table's WATERMARK column"),
+        "{e}"
+    );
+    assert_eq!((e.line, e.column), (1, 38));
     // A row without the source value.
     let e = sql_to_scenario(&tumble.replace("('b', 2500)", "('b', NULL)")).unwrap_err();
     assert!(e.message.contains("needs a value"), "{e}");

@@ -247,6 +247,19 @@ impl State {
                 ));
             }
         }
+        if let Some((rt, _, _)) = &t.time_from {
+            if t.watermark.as_ref().is_none_or(|(c, _, _)| c != rt) {
+                let at = t
+                    .columns
+                    .iter()
+                    .find(|(n, _, _)| n == rt)
+                    .map_or(t.at, |(_, _, a)| *a);
+                return Err(unsupported(
+                    at,
+                    "a computed TO_TIMESTAMP_LTZ column that is not the table's WATERMARK column",
+                ));
+            }
+        }
         if t.watermark.is_some() && t.proctime.is_some() {
             return Err(unsupported(
                 t.at,
@@ -318,7 +331,16 @@ impl State {
         if !matches!(ty, SqlType::Int | SqlType::Bigint) {
             return Err(bad());
         }
-        if t.time_from.is_some() || t.has(&col.value) {
+        if t.has(&col.value) {
+            return Err(err(
+                col.span.start,
+                format!(
+                    "A column named '{}' already exists in the table.",
+                    col.value
+                ),
+            ));
+        }
+        if t.time_from.is_some() {
             return Err(unsupported(
                 col.span.start,
                 "more than one computed TO_TIMESTAMP_LTZ column in a table",
