@@ -291,9 +291,13 @@ pub fn script(sc: &Scenario) -> Result<String, Error> {
                     .columns
                     .iter()
                     .position(|x| x.name == c)
-                    .filter(|&ci| ci != ti)
+                    .filter(|&ci| ci < ti)
                     .ok_or_else(|| {
-                        Error::stream(&spec.name, "time_from", format!("no column '{c}'"))
+                        Error::stream(
+                            &spec.name,
+                            "time_from",
+                            format!("no column '{c}' before the time column"),
+                        )
                     })?;
                 Some((ti, ci, c, p))
             }
