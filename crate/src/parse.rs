@@ -928,6 +928,7 @@ mod tests {
             watermark: None,
             primary_key: Vec::new(),
             scan_watermark_idle_timeout: None,
+            time_from: None,
         }
     }
 

@@ -601,6 +601,13 @@ pub struct StreamSpec {
     /// `table.exec.source.idle-timeout` for this table; 0 switches idleness off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scan_watermark_idle_timeout: Option<Millis>,
+    /// A SQL table's computed rowtime column: the time column is `time AS
+    /// TO_TIMESTAMP_LTZ(c, 3)` over the numeric column `c` named here (`c:0` for precision 0,
+    /// epoch seconds). The rows carry the time column's value too (the event time in
+    /// milliseconds); the SQL printer writes the computed form back and leaves it out of the
+    /// rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_from: Option<String>,
 }
 
 impl Scenario {

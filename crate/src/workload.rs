@@ -312,6 +312,7 @@ fn stream_spec(side: usize, rows: String) -> StreamSpec {
         watermark: None,
         primary_key: Vec::new(),
         scan_watermark_idle_timeout: None,
+        time_from: None,
     }
 }
 

@@ -597,6 +597,7 @@ fn spec(cols: &[&str], time: Option<&str>, rows: String) -> StreamSpec {
         watermark: None,
         primary_key: Vec::new(),
         scan_watermark_idle_timeout: None,
+        time_from: None,
     }
 }
 

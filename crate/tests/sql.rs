@@ -1149,3 +1149,305 @@ fn documentation_examples() {
     assert_eq!(got[0][3], serde_json::json!(1.14));
     assert_eq!(got[1][3], serde_json::json!(1.1));
 }
+
+/// The Flink documentation's window semi join written with IN (Queries > Window JOIN > SEMI),
+/// with its tables and rows: in the subquery, the unqualified `num` is the subquery's own table's
+/// (the inner scope first), not ambiguous with the outer query's. Real Flink 2.3.0 (PyFlink,
+/// conformance/collect_check.py) gives the one row L3 in the window 12:00-12:05, as the
+/// documentation shows.
+#[test]
+fn docs_window_semi_join_with_in() {
+    let ddl = "CREATE TABLE LeftTable (row_time TIMESTAMP(3), num INT, id STRING, WATERMARK FOR row_time AS row_time - INTERVAL '1' SECOND);\n\
+        CREATE TABLE RightTable (row_time TIMESTAMP(3), num INT, id STRING, WATERMARK FOR row_time AS row_time - INTERVAL '1' SECOND);\n\
+        INSERT INTO LeftTable VALUES (TIMESTAMP '2020-04-15 12:02:00', 1, 'L1'), (TIMESTAMP '2020-04-15 12:06:00', 2, 'L2'), (TIMESTAMP '2020-04-15 12:03:00', 3, 'L3');\n\
+        INSERT INTO RightTable VALUES (TIMESTAMP '2020-04-15 12:01:00', 2, 'R2'), (TIMESTAMP '2020-04-15 12:04:00', 3, 'R3'), (TIMESTAMP '2020-04-15 12:05:00', 4, 'R4');\n";
+    let win = |t: &str| {
+        format!(
+            "(SELECT * FROM TABLE(TUMBLE(TABLE {t}, DESCRIPTOR(row_time), INTERVAL '5' MINUTES)))"
+        )
+    };
+    let q = format!(
+        "{ddl}SELECT * FROM {} L WHERE L.num IN (SELECT num FROM {} R WHERE L.window_start = R.window_start AND L.window_end = R.window_end);",
+        win("LeftTable"),
+        win("RightTable")
+    );
+    let sc = sql_to_scenario(&q).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(sc.job.sql.join, JoinType::Semi);
+    let r = joinlab::run(&sc, false).unwrap();
+    assert_eq!(
+        r.columns,
+        [
+            "row_time",
+            "num",
+            "id",
+            "window_start",
+            "window_end",
+            "window_time"
+        ]
+    );
+    assert_eq!(
+        values(&r),
+        vec![(
+            "+I".to_string(),
+            j(&[
+                "2020-04-15 12:03:00.000",
+                "3",
+                "L3",
+                "2020-04-15 12:00:00.000",
+                "2020-04-15 12:05:00.000",
+                "2020-04-15 12:04:59.999"
+            ])
+        )]
+    );
+    round_trip(&strip(sc), "docs window semi join");
+    // The outer query sees the left input only: an unqualified name there is the left's.
+    let q2 = format!(
+        "{ddl}SELECT * FROM {} L WHERE num IN (SELECT num FROM {} R WHERE L.window_start = R.window_start AND L.window_end = R.window_end);",
+        win("LeftTable"),
+        win("RightTable")
+    );
+    let r2 = joinlab::run(&sql_to_scenario(&q2).unwrap(), false).unwrap();
+    assert_eq!(values(&r2), values(&r));
+    // A column only the subquery's table has is not visible to the outer query.
+    let q3 = format!(
+        "{ddl}SELECT * FROM {} L WHERE R.num IN (SELECT num FROM {} R WHERE L.window_start = R.window_start AND L.window_end = R.window_end);",
+        win("LeftTable"),
+        win("RightTable")
+    );
+    let e = sql_to_scenario(&q3).unwrap_err();
+    assert!(e.message.contains("does not see"), "{e}");
+}
+
+/// A computed rowtime `rt AS TO_TIMESTAMP_LTZ(ts, 3)` (or `, 0)`: epoch seconds) over a BIGINT
+/// column: the event time is ts, and the query sees k, ts, rt with rt a TIMESTAMP_LTZ printed in
+/// UTC. The expected rows are real Flink 2.3.0's (PyFlink with table.local-time-zone UTC,
+/// conformance/collect_check.py on the same scripts).
+#[test]
+fn computed_rowtime_to_timestamp_ltz() {
+    let table = |name: &str, extra: &str, p: u8| {
+        format!("CREATE TABLE {name} (k STRING,{extra} ts BIGINT, rt AS TO_TIMESTAMP_LTZ(ts, {p}), WATERMARK FOR rt AS rt - INTERVAL '1' SECOND) WITH ('connector' = 'datagen');\n")
+    };
+    // A TUMBLE window aggregation: b's row at 3 s comes after the watermark passed 5 s - 1 s.
+    let tumble = format!(
+        "{}INSERT INTO t VALUES ('a', 1000), ('b', 2500), ('a', 4000), ('a', 6000), ('b', 3000), ('a', 12000);\nSELECT window_start, window_end, k, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(rt), INTERVAL '5' SECOND)) GROUP BY k, window_start, window_end;",
+        table("t", "", 3)
+    );
+    let sc = sql_to_scenario(&tumble).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(sc.streams[0].time.as_deref(), Some("rt"));
+    assert_eq!(sc.streams[0].time_from.as_deref(), Some("ts"));
+    let r = joinlab::run(&sc, false).unwrap();
+    assert_eq!(r.columns, ["window_start", "window_end", "k", "n"]);
+    let w = |s: &str, e: &str, k: &str, n: &str| {
+        (
+            "+I".to_string(),
+            j(&[
+                &format!("1970-01-01 00:00:{s}.000"),
+                &format!("1970-01-01 00:00:{e}.000"),
+                k,
+                n,
+            ]),
+        )
+    };
+    assert_eq!(
+        values(&r),
+        vec![
+            w("00", "05", "a", "2"),
+            w("00", "05", "b", "1"),
+            w("05", "10", "a", "1"),
+            w("10", "15", "a", "1")
+        ]
+    );
+    round_trip(&strip(sc), "computed rowtime, window aggregation");
+    // An interval join, SELECT *: k, ts, rt of each table (rt after ts, as declared).
+    let interval = format!(
+        "{}{}INSERT INTO l VALUES ('a', 1000), ('b', 2500), ('a', 9000);\nINSERT INTO r VALUES ('a', 1, 1500), ('b', 2, 8000), ('a', 3, 9500);\nSELECT * FROM l JOIN r ON l.k = r.k AND l.rt BETWEEN r.rt - INTERVAL '2' SECOND AND r.rt + INTERVAL '1' SECOND;",
+        table("l", "", 3),
+        table("r", " v INT,", 3)
+    );
+    let sc = sql_to_scenario(&interval).unwrap_or_else(|e| panic!("{e}"));
+    let r = joinlab::run(&sc, false).unwrap();
+    assert_eq!(r.columns, ["k", "ts", "rt", "k0", "v", "ts0", "rt0"]);
+    assert_eq!(
+        values(&r),
+        vec![
+            (
+                "+I".to_string(),
+                j(&[
+                    "a",
+                    "1000",
+                    "1970-01-01 00:00:01.000",
+                    "a",
+                    "1",
+                    "1500",
+                    "1970-01-01 00:00:01.500"
+                ])
+            ),
+            (
+                "+I".to_string(),
+                j(&[
+                    "a",
+                    "9000",
+                    "1970-01-01 00:00:09.000",
+                    "a",
+                    "3",
+                    "9500",
+                    "1970-01-01 00:00:09.500"
+                ])
+            ),
+        ]
+    );
+    round_trip(&strip(sc), "computed rowtime, interval join");
+    // Precision 0: ts in epoch seconds.
+    let seconds = format!(
+        "{}{}INSERT INTO l VALUES ('a', 1), ('b', 2), ('a', 9);\nINSERT INTO r VALUES ('a', 2), ('b', 8), ('a', 10);\nSELECT l.k, l.ts, l.rt, r.rt AS rrt FROM l JOIN r ON l.k = r.k AND l.rt BETWEEN r.rt - INTERVAL '2' SECOND AND r.rt + INTERVAL '1' SECOND;",
+        table("l", "", 0),
+        table("r", "", 0)
+    );
+    let sc = sql_to_scenario(&seconds).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(sc.streams[0].time_from.as_deref(), Some("ts:0"));
+    let r = joinlab::run(&sc, false).unwrap();
+    assert_eq!(
+        values(&r),
+        vec![
+            (
+                "+I".to_string(),
+                j(&[
+                    "a",
+                    "1",
+                    "1970-01-01 00:00:01.000",
+                    "1970-01-01 00:00:02.000"
+                ])
+            ),
+            (
+                "+I".to_string(),
+                j(&[
+                    "a",
+                    "9",
+                    "1970-01-01 00:00:09.000",
+                    "1970-01-01 00:00:10.000"
+                ])
+            ),
+        ]
+    );
+    round_trip(&strip(sc), "computed rowtime, precision 0");
+    // What is not simulated is said at its position.
+    let e = sql_to_scenario(&tumble.replace("TO_TIMESTAMP_LTZ(ts, 3)", "TO_TIMESTAMP_LTZ(ts, 6)"))
+        .unwrap_err();
+    assert_eq!((e.line, e.column), (1, 44));
+    assert!(e.message.contains("not simulate"), "{e}");
+    let e = sql_to_scenario(&tumble.replace("ts BIGINT", "ts STRING")).unwrap_err();
+    assert!(e.message.contains("TO_TIMESTAMP_LTZ"), "{e}");
+    let e = sql_to_scenario(&tumble.replace(
+        "WATERMARK FOR rt AS rt - INTERVAL '1' SECOND",
+        "pt AS PROCTIME()",
+    ))
+    .unwrap_err();
+    assert!(
+        e.message.contains("not the table's WATERMARK column"),
+        "{e}"
+    );
+    assert_eq!((e.line, e.column), (1, 38));
+    // A row without the source value.
+    let e = sql_to_scenario(&tumble.replace("('b', 2500)", "('b', NULL)")).unwrap_err();
+    assert!(e.message.contains("needs a value"), "{e}");
+    let e =
+        sql_to_scenario(&tumble.replace("('b', 2500)", "('b', 9223372036854775807)")).unwrap_err();
+    assert!(e.message.contains("outside the years"), "{e}");
+    // A scenario whose time disagrees with its source column has no script form.
+    let mut sc = strip(sql_to_scenario(&tumble).unwrap());
+    sc.streams[0].rows = sc.streams[0].rows.replacen("1000", "999", 1);
+    assert!(scenario_to_sql(&sc).is_err());
+}
+
+/// Window joins over computed rowtimes: a semi join with IN (an unqualified `k` in the
+/// subquery) and a FULL JOIN. window_time is the rowtime's TIMESTAMP_LTZ. The expected rows are
+/// real Flink 2.3.0's (conformance/collect_check.py on the same scripts).
+#[test]
+fn computed_rowtime_window_joins() {
+    let ddl = "CREATE TABLE l (k STRING, ts BIGINT, rt AS TO_TIMESTAMP_LTZ(ts, 3), WATERMARK FOR rt AS rt - INTERVAL '1' SECOND);\n\
+        CREATE TABLE r (k STRING, v INT, ts BIGINT, rt AS TO_TIMESTAMP_LTZ(ts, 3), WATERMARK FOR rt AS rt - INTERVAL '1' SECOND);\n\
+        INSERT INTO l VALUES ('a', 1000), ('b', 2500), ('a', 6000), ('c', 7000);\n\
+        INSERT INTO r VALUES ('a', 1, 1500), ('b', 2, 6000), ('a', 3, 9500), ('c', 4, 8000);\n";
+    let win = |t: &str| {
+        format!("(SELECT * FROM TABLE(TUMBLE(TABLE {t}, DESCRIPTOR(rt), INTERVAL '5' SECOND)))")
+    };
+    let cond = "L.window_start = R.window_start AND L.window_end = R.window_end";
+    let ts = |s: &str| format!("1970-01-01 00:00:{s}");
+    let semi = format!(
+        "{ddl}SELECT * FROM {} L WHERE L.k IN (SELECT k FROM {} R WHERE {cond});",
+        win("l"),
+        win("r")
+    );
+    let sc = sql_to_scenario(&semi).unwrap_or_else(|e| panic!("{e}"));
+    let r = joinlab::run(&sc, false).unwrap();
+    assert_eq!(
+        r.columns,
+        ["k", "ts", "rt", "window_start", "window_end", "window_time"]
+    );
+    let row = |k: &str, t: &str, rt: &str, s: &str, e: &str, w: &str| {
+        (
+            "+I".to_string(),
+            j(&[k, t, &ts(rt), &ts(s), &ts(e), &ts(w)]),
+        )
+    };
+    assert_eq!(
+        values(&r),
+        vec![
+            row("a", "1000", "01.000", "00.000", "05.000", "04.999"),
+            row("a", "6000", "06.000", "05.000", "10.000", "09.999"),
+            row("c", "7000", "07.000", "05.000", "10.000", "09.999"),
+        ]
+    );
+    round_trip(&strip(sc), "computed rowtime, window semi join");
+    let full = format!(
+        "{ddl}SELECT L.k, L.ts, L.rt, R.v, R.rt AS rrt, L.window_start, L.window_end FROM {} L FULL JOIN {} R ON L.k = R.k AND {cond};",
+        win("l"),
+        win("r")
+    );
+    let sc = sql_to_scenario(&full).unwrap_or_else(|e| panic!("{e}"));
+    let r = joinlab::run(&sc, false).unwrap();
+    assert_eq!(
+        r.columns,
+        ["k", "ts", "rt", "v", "rrt", "window_start", "window_end"]
+    );
+    let mut got: Vec<String> = values(&r).iter().map(|v| format!("{v:?}")).collect();
+    got.sort();
+    let mut want: Vec<String> = [
+        ("a", "1000", "01.000", "1", "01.500", "00", "05"),
+        ("b", "2500", "02.500", "null", "null", "00", "05"),
+        ("a", "6000", "06.000", "3", "09.500", "05", "10"),
+        ("c", "7000", "07.000", "4", "08.000", "05", "10"),
+    ]
+    .iter()
+    .map(|(k, t, rt, v, rrt, s, e)| {
+        let rrt = if *rrt == "null" {
+            "null".to_string()
+        } else {
+            ts(rrt)
+        };
+        let v = (
+            "+I".to_string(),
+            j(&[
+                k,
+                t,
+                &ts(rt),
+                v,
+                &rrt,
+                &ts(&format!("{s}.000")),
+                &ts(&format!("{e}.000")),
+            ]),
+        );
+        format!("{v:?}")
+    })
+    .collect();
+    want.push(format!(
+        "{:?}",
+        (
+            "+I".to_string(),
+            j(&["null", "null", "null", "2", &ts("06.000"), "null", "null"])
+        )
+    ));
+    want.sort();
+    assert_eq!(got, want);
+    round_trip(&strip(sc), "computed rowtime, window full join");
+}

@@ -539,6 +539,7 @@ fn mixed(seed: u64, index: usize) -> Scenario {
             watermark: None,
             primary_key: Vec::new(),
             scan_watermark_idle_timeout: None,
+            time_from: None,
         });
     }
     if operator.is_sql() && g.chance(8) {

@@ -197,6 +197,7 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
             watermark: None,
             primary_key,
             scan_watermark_idle_timeout: None,
+            time_from: None,
         });
     }
     let pk_text = |p: Pk| match p {

@@ -278,8 +278,47 @@ pub fn script(sc: &Scenario) -> Result<String, Error> {
         let parsed = parse_stream(spec, job.parallelism.max(1))?;
         let schema = &parsed.schema;
         let _ = writeln!(out, "CREATE TABLE {} (", ident(&spec.name));
+        // A computed rowtime `rt AS TO_TIMESTAMP_LTZ(c, p)` (the reader's `time_from`): its
+        // source column and the factor from c's value to milliseconds.
+        let computed = match (&spec.time_from, schema.time) {
+            (None, _) => None,
+            (Some(from), Some(ti)) => {
+                let (c, p) = match from.rsplit_once(':') {
+                    Some((c, "0")) => (c, 0),
+                    _ => (from.as_str(), 3),
+                };
+                let ci = schema
+                    .columns
+                    .iter()
+                    .position(|x| x.name == c)
+                    .filter(|&ci| ci < ti)
+                    .ok_or_else(|| {
+                        Error::stream(
+                            &spec.name,
+                            "time_from",
+                            format!("no column '{c}' before the time column"),
+                        )
+                    })?;
+                Some((ti, ci, c, p))
+            }
+            (Some(_), None) => {
+                return Err(Error::stream(
+                    &spec.name,
+                    "time_from",
+                    "a computed rowtime needs the time column",
+                ))
+            }
+        };
         let mut lines = Vec::new();
         for (ci, c) in schema.columns.iter().enumerate() {
+            if let Some((ti, _, src, p)) = computed.filter(|(ti, ..)| *ti == ci) {
+                lines.push(format!(
+                    "  {} AS TO_TIMESTAMP_LTZ({}, {p})",
+                    ident(&schema.columns[ti].name),
+                    ident(src)
+                ));
+                continue;
+            }
             let ty = if Some(ci) == schema.time {
                 "TIMESTAMP(3)"
             } else {
@@ -360,10 +399,28 @@ pub fn script(sc: &Scenario) -> Result<String, Error> {
                     "a WM row has no SQL form",
                 )),
                 Entry::Data(r) => {
+                    if let Some((ti, ci, src, p)) = computed {
+                        // The row's time must be what the computed column gives.
+                        let want = match r.values.get(ci) {
+                            Some(Value::Int(v)) => Some(*v as i64),
+                            Some(Value::Long(v)) => Some(*v),
+                            _ => None,
+                        }
+                        .and_then(|v| if p == 0 { v.checked_mul(1000) } else { Some(v) });
+                        if want.is_none() || r.values.get(ti) != want.map(Value::Long).as_ref() {
+                            return Err(Error::row(
+                                &spec.name,
+                                r.line as usize,
+                                1,
+                                format!("the time column is TO_TIMESTAMP_LTZ({src}, {p}): its value must be {src}'s{}", if p == 0 { " times 1000" } else { "" }),
+                            ));
+                        }
+                    }
                     let vals: Vec<String> = r
                         .values
                         .iter()
                         .enumerate()
+                        .filter(|(ci, _)| computed.is_none_or(|(ti, ..)| ti != *ci))
                         .map(|(ci, v)| value_sql(v, Some(ci) == schema.time))
                         .collect();
                     let mut ann = Vec::new();

@@ -118,6 +118,9 @@ pub(crate) struct Table {
     emit_periodic: Option<bool>,
     /// `'scan.watermark.idle-timeout'`.
     idle_timeout: Option<Millis>,
+    /// `rt AS TO_TIMESTAMP_LTZ(c, p)`: (rt, c, p); `rt` is among `columns` (a
+    /// `TIMESTAMP_LTZ(3)`), and each row's value of it is computed from `c`'s.
+    pub(crate) time_from: Option<(String, String, u8)>,
 }
 
 impl Table {
@@ -441,6 +444,10 @@ impl State {
                 watermark,
                 primary_key: t.primary_key.clone(),
                 scan_watermark_idle_timeout: t.idle_timeout,
+                time_from: t.time_from.as_ref().map(|(_, c, p)| match p {
+                    0 => format!("{c}:0"),
+                    _ => c.clone(),
+                }),
             });
         }
         // The job's watermark is the first stream's; a stream whose watermark equals it

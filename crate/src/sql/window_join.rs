@@ -262,8 +262,14 @@ pub(crate) fn read(
     }
     let (mut start, mut end) = (false, false);
     let mut keys: Vec<(String, String)> = Vec::new();
-    let mut pair = |a: &Expr, b: &Expr, whole: &Expr| -> Result<(), SqlError> {
-        let (Some((sa, ca)), Some((sb, cb))) = (resolver.column(a)?, resolver.column(b)?) else {
+    // In a semi join's subquery, an unqualified column is the subquery's own table's first
+    // (SQL scoping, Calcite's SqlValidatorImpl: the inner scope, then the outer one); the IN's
+    // left side is in the outer query, which sees the left input only.
+    let subquery = from.joins.is_empty();
+    let inner = |e: &Expr| scoped_column(&resolver, e, subquery.then_some(1));
+    type Col = Option<(usize, String)>;
+    let mut pair = |a: Col, b: Col, whole: &Expr| -> Result<(), SqlError> {
+        let (Some((sa, ca)), Some((sb, cb))) = (a, b) else {
             return Err(unsupported(
                 whole.span().start,
                 "this window join condition (only window_start, window_end and key equalities are simulated)",
@@ -292,7 +298,15 @@ pub(crate) fn read(
         Ok(())
     };
     if let Some((k, r)) = in_keys {
-        pair(k, r, k)?;
+        // The IN's left side: the outer query's scope (the left input only).
+        let outer = scoped_column(&resolver, k, Some(0))?;
+        if outer.as_ref().is_some_and(|(s, _)| *s != 0) {
+            return Err(err(
+                k.span().start,
+                "the left side of IN refers to the subquery's table, which the outer query does not see",
+            ));
+        }
+        pair(outer, inner(r)?, k)?;
     }
     for c in conj {
         match c {
@@ -300,7 +314,7 @@ pub(crate) fn read(
                 left: a,
                 op: BinaryOperator::Eq,
                 right: b,
-            } => pair(a, b, c)?,
+            } => pair(inner(a)?, inner(b)?, c)?,
             other => {
                 return Err(unsupported(
                     other.span().start,
@@ -329,6 +343,28 @@ pub(crate) fn read(
         inputs,
         tables: wtables,
     })
+}
+
+/// A column reference in a scope whose innermost table is input `first` (`None`: the join's
+/// own scope, both inputs at one level): an unqualified name the `first` input has is that
+/// input's; any other reference resolves as in the join.
+fn scoped_column(
+    resolver: &Resolver,
+    e: &Expr,
+    first: Option<usize>,
+) -> Result<Option<(usize, String)>, SqlError> {
+    let id = match e {
+        Expr::Identifier(id) => id,
+        Expr::Nested(inner) => return scoped_column(resolver, inner, first),
+        _ => return resolver.column(e),
+    };
+    if let Some(side) = first {
+        let t = &resolver.tables[resolver.inputs[side].0];
+        if let Some(name) = t.canonical(&id.value) {
+            return Ok(Some((side, name)));
+        }
+    }
+    resolver.column(e)
 }
 
 #[cfg(test)]

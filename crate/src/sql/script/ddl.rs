@@ -64,6 +64,7 @@ impl State {
             rows: Vec::new(),
             emit_periodic: None,
             idle_timeout: None,
+            time_from: None,
         };
         p.expect_token(&Token::LParen).map_err(pe)?;
         loop {
@@ -102,6 +103,13 @@ impl State {
                             if last_ident(&f.name).value.eq_ignore_ascii_case("PROCTIME") =>
                         {
                             t.proctime = Some(col.value.clone());
+                        }
+                        Expr::Function(f)
+                            if last_ident(&f.name)
+                                .value
+                                .eq_ignore_ascii_case("TO_TIMESTAMP_LTZ") =>
+                        {
+                            self.computed_rowtime(&mut t, &col, f)?;
                         }
                         _ => {
                             return Err(unsupported(
@@ -239,6 +247,19 @@ impl State {
                 ));
             }
         }
+        if let Some((rt, _, _)) = &t.time_from {
+            if t.watermark.as_ref().is_none_or(|(c, _, _)| c != rt) {
+                let at = t
+                    .columns
+                    .iter()
+                    .find(|(n, _, _)| n == rt)
+                    .map_or(t.at, |(_, _, a)| *a);
+                return Err(unsupported(
+                    at,
+                    "a computed TO_TIMESTAMP_LTZ column that is not the table's WATERMARK column",
+                ));
+            }
+        }
         if t.watermark.is_some() && t.proctime.is_some() {
             return Err(unsupported(
                 t.at,
@@ -246,6 +267,92 @@ impl State {
             ));
         }
         Ok(t)
+    }
+
+    /// `rt AS TO_TIMESTAMP_LTZ(c, p)` over an INT or BIGINT column `c` declared before it, with
+    /// precision 3 (epoch milliseconds) or 0 (epoch seconds): a `TIMESTAMP_LTZ(3)` column
+    /// (Flink's `ToTimestampLtzTypeStrategy` gives `TIMESTAMP_LTZ(p)`; the engine's time is in
+    /// milliseconds, which holds both). Its value in each row is computed from `c`'s (see
+    /// `rows.rs`), so the engine sees an ordinary time column; the scenario's `time_from`
+    /// remembers the form for the printer.
+    fn computed_rowtime(
+        &self,
+        t: &mut Table,
+        col: &Ident,
+        f: &sqlparser::ast::Function,
+    ) -> Result<(), SqlError> {
+        let fat = f.name.span().start;
+        let bad = || {
+            unsupported(
+                fat,
+                "this TO_TIMESTAMP_LTZ call (the engine simulates TO_TIMESTAMP_LTZ(c, 3) and TO_TIMESTAMP_LTZ(c, 0) over an INT or BIGINT column c of the table)",
+            )
+        };
+        let sqlparser::ast::FunctionArguments::List(list) = &f.args else {
+            return Err(bad());
+        };
+        let args: Vec<&Expr> = list
+            .args
+            .iter()
+            .map(|a| match a {
+                sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(e)) => {
+                    Some(e)
+                }
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(bad)?;
+        let (src, precision) = match args[..] {
+            [Expr::Identifier(c), p] => (c, p),
+            [Expr::Identifier(_)] => {
+                // TO_TIMESTAMP_LTZ(c) is precision 3 in Flink 2.3, but say it explicitly.
+                return Err(bad());
+            }
+            _ => return Err(bad()),
+        };
+        let precision = match super::rows::literal(precision) {
+            Ok(Literal::Int(3)) => 3,
+            Ok(Literal::Int(0)) => 0,
+            _ => return Err(bad()),
+        };
+        let Some((name, ty, _)) = t
+            .columns
+            .iter()
+            .find(|(n, _, _)| n.eq_ignore_ascii_case(&src.value))
+        else {
+            return Err(err(
+                src.span.start,
+                format!(
+                    "Column '{}' not found in any table (declare it before the computed column)",
+                    src.value
+                ),
+            ));
+        };
+        if !matches!(ty, SqlType::Int | SqlType::Bigint) {
+            return Err(bad());
+        }
+        if t.has(&col.value) {
+            return Err(err(
+                col.span.start,
+                format!(
+                    "A column named '{}' already exists in the table.",
+                    col.value
+                ),
+            ));
+        }
+        if t.time_from.is_some() {
+            return Err(unsupported(
+                col.span.start,
+                "more than one computed TO_TIMESTAMP_LTZ column in a table",
+            ));
+        }
+        t.time_from = Some((col.value.clone(), name.clone(), precision));
+        t.columns.push((
+            col.value.clone(),
+            SqlType::Timestamp { ltz: true },
+            col.span.start,
+        ));
+        Ok(())
     }
 
     pub(super) fn hint(&mut self, text: &str, at: Location) -> Result<(), SqlError> {
