@@ -29,4 +29,8 @@ local: boolean,
 /**
  * With `GROUPING SETS`: the set of the dropped copy, as `(a, b) $e=1`.
  */
-grouping_set?: string, } | { "rule": "window_tvf_join", window: [number, number], };
+grouping_set?: string, } | { "rule": "window_tvf_join", window: [number, number], } | { "rule": "session_tvf", window: [number, number], 
+/**
+ * The TVF subtask's `numLateRecordsDropped` after this row.
+ */
+record: number, };
