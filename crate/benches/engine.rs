@@ -25,7 +25,7 @@
 
 mod common;
 
-use common::{f, job_by_name, peak_rss_mb, size_name, u};
+use common::{f, job_by_name, peak_rss_mb, size_name, u, Counter};
 use joinlab::plan::Plan;
 use joinlab::result::RunResult;
 use joinlab::sim::{RunOptions, RunOutput};
@@ -84,18 +84,6 @@ fn cpu_time() -> f64 {
         (f[11] + f[12]) / 100.0
     } else {
         f64::NAN
-    }
-}
-
-/// Counts bytes written (JSON size without keeping the text).
-struct Counter(usize);
-impl std::io::Write for Counter {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0 += b.len();
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 

@@ -20,6 +20,8 @@
 //!
 //! The goal (issue 12): peak ≤ 64 bytes per output + 150 bytes per input row.
 
+mod common;
+use common::{paste_scenario, Counter};
 use joinlab::plan::{self, Plan};
 use joinlab::result::RunResult;
 use joinlab::scenario::Scenario;
@@ -97,37 +99,6 @@ fn peak_rss_mb() -> f64 {
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
-/// The rows of `scripts/bench-page.mjs` (`streamRows`): `n / 2` rows of one side.
-fn page_rows(n: u64, side: char) -> String {
-    use std::fmt::Write as _;
-    let half = n / 2;
-    let mut out = String::with_capacity(half as usize * 20);
-    for i in 0..half {
-        let shift = if side == 'r' { 3 } else { 0 };
-        let jitter = (i * 7 + shift) % 5;
-        let ts = i * 10 + jitter + shift;
-        if i > 0 {
-            out.push('\n');
-        }
-        let _ = write!(out, "k{}, {}, {}", i % 100, i, ts);
-    }
-    out
-}
-
-/// The page's 1M-row paste: an interval join ±10 ms of two streams of `n / 2` rows.
-fn paste_scenario(n: u64) -> Scenario {
-    let text = serde_json::json!({
-        "title": format!("bench paste {n} rows"),
-        "job": { "operator": "interval_join", "interval": { "lower": -10, "upper": 10 } },
-        "streams": [
-            { "name": "l", "columns": ["k", "v:int", "ts"], "key": "k", "time": "ts", "rows": page_rows(n, 'l') },
-            { "name": "r", "columns": ["k", "v:int", "ts"], "key": "k", "time": "ts", "rows": page_rows(n, 'r') },
-        ],
-    })
-    .to_string();
-    Scenario::from_json(&text).expect("the paste scenario loads")
-}
-
 fn job_of(name: &str) -> Job {
     match name {
         "w1" => Job::IntervalJoin,
@@ -135,18 +106,6 @@ fn job_of(name: &str) -> Job {
         "w3" => Job::SqlIntervalLeft,
         "w4" => Job::WindowCount,
         other => panic!("unknown case {other:?} (w1, w2, w3, w4, paste)"),
-    }
-}
-
-/// Bytes written (the JSON text's size without keeping it).
-struct Counter(usize);
-impl std::io::Write for Counter {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0 += b.len();
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 

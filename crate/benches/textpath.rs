@@ -16,40 +16,12 @@
 //! per row); each the least CPU time of the thread over the repetitions (the machine may be
 //! shared), with the least wall time beside it.
 
+mod common;
+use common::paste_scenario;
 use joinlab::parse::parse_stream;
 use joinlab::plan;
-use joinlab::scenario::Scenario;
 use joinlab::workload::{self, Gen, Job};
 use std::time::Instant;
-
-/// The rows of `scripts/bench-page.mjs` (`streamRows`): `n / 2` rows of one side.
-fn page_rows(n: u64, side: char) -> String {
-    let half = n / 2;
-    let mut out = String::with_capacity(half as usize * 20);
-    for i in 0..half {
-        let shift = if side == 'r' { 3 } else { 0 };
-        let jitter = (i * 7 + shift) % 5;
-        let ts = i * 10 + jitter + shift;
-        if i > 0 {
-            out.push('\n');
-        }
-        out.push_str(&format!("k{}, {}, {}", i % 100, i, ts));
-    }
-    out
-}
-
-fn paste_scenario(n: u64) -> Scenario {
-    let text = serde_json::json!({
-        "title": format!("bench paste {n} rows"),
-        "job": { "operator": "interval_join", "interval": { "lower": -10, "upper": 10 } },
-        "streams": [
-            { "name": "l", "columns": ["k", "v:int", "ts"], "key": "k", "time": "ts", "rows": page_rows(n, 'l') },
-            { "name": "r", "columns": ["k", "v:int", "ts"], "key": "k", "time": "ts", "rows": page_rows(n, 'r') },
-        ],
-    })
-    .to_string();
-    Scenario::from_json(&text).expect("the paste scenario loads")
-}
 
 /// CPU time of this thread in seconds (`/proc/thread-self/schedstat`, nanoseconds): on a shared
 /// machine the wall time includes the time spent waiting for a core.

@@ -1,6 +1,10 @@
-//! Helpers shared by the benchmark binaries (`engine.rs`, `scaling.rs`).
+//! Helpers shared by the benchmark binaries (`engine.rs`, `scaling.rs`, `textpath.rs`,
+//! `memory.rs`); each uses part of them.
+#![allow(dead_code)]
 
+use joinlab::scenario::Scenario;
 use joinlab::workload::Job;
+use std::fmt::Write as _;
 
 pub fn f(v: &serde_json::Value, k: &str) -> f64 {
     v.get(k).and_then(|x| x.as_f64()).unwrap_or(f64::NAN)
@@ -35,5 +39,49 @@ pub fn size_name(n: u64) -> String {
         format!("{}k", n / 1000)
     } else {
         n.to_string()
+    }
+}
+
+/// One stream of the page benchmark's paste (`scripts/bench-page.mjs`): `n / 2` rows
+/// `k<i % 100>, i, ts`, timestamps rising by 10 ms with a 0..4 ms jitter, the right stream
+/// 3 ms later.
+pub fn page_rows(n: u64, side: char) -> String {
+    let half = n / 2;
+    let mut out = String::with_capacity(half as usize * 20);
+    for i in 0..half {
+        let shift = if side == 'r' { 3 } else { 0 };
+        let jitter = (i * 7 + shift) % 5;
+        let ts = i * 10 + jitter + shift;
+        if i > 0 {
+            out.push('\n');
+        }
+        let _ = write!(out, "k{}, {}, {}", i % 100, i, ts);
+    }
+    out
+}
+
+/// The page's 1M-row paste: an interval join ±10 ms of two streams of `n / 2` rows.
+pub fn paste_scenario(n: u64) -> Scenario {
+    let text = serde_json::json!({
+        "title": format!("bench paste {n} rows"),
+        "job": { "operator": "interval_join", "interval": { "lower": -10, "upper": 10 } },
+        "streams": [
+            { "name": "l", "columns": ["k", "v:int", "ts"], "key": "k", "time": "ts", "rows": page_rows(n, 'l') },
+            { "name": "r", "columns": ["k", "v:int", "ts"], "key": "k", "time": "ts", "rows": page_rows(n, 'r') },
+        ],
+    })
+    .to_string();
+    Scenario::from_json(&text).expect("the paste scenario loads")
+}
+
+/// Bytes written (the JSON text's size without keeping it).
+pub struct Counter(pub usize);
+impl std::io::Write for Counter {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0 += b.len();
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
