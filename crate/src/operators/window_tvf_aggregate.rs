@@ -48,6 +48,7 @@ use super::tvf_slicing::{is_window_fired, next_trigger_watermark, Slicer};
 use super::window::Win;
 use super::{Ctx, LateRule, Operator, SqlValue};
 use crate::budget::Work;
+use crate::fasthash::FxHashMap;
 use crate::javamap::JavaHashMap;
 use crate::parse::{RowKind, Side};
 use crate::partition::SubtaskIndex;
@@ -74,28 +75,51 @@ pub enum Ns {
     Session(i64, i64),
 }
 
-/// An insertion-ordered map of (key, slice) → accumulator: Flink's `WindowBytesMultiMap`.
+/// An insertion-ordered map of (key, slice) → accumulator: Flink's `WindowBytesMultiMap`
+/// (iterated in insertion order), with a hash index so that adding is O(1) however many keys
+/// a flush holds.
 #[derive(Clone, Debug, Default)]
 struct Buffer {
     entries: Vec<((KeyId, i64), Acc)>,
+    index: FxHashMap<(KeyId, i64), usize>,
+    /// Rows held by the entries' accumulators (for [`Operator::state_rows`]).
+    rows: usize,
     /// `RecordsWindowBuffer.minSliceEnd`.
     min_slice_end: Option<i64>,
 }
 
 impl Buffer {
+    /// The accumulator of (key, slice), created empty if absent. Callers that add rows to it
+    /// go through [`Buffer::accumulate`] or [`Buffer::merge`], which keep `rows`.
     fn add(&mut self, key: KeyId, slice: i64, n: usize) -> &mut Acc {
         self.min_slice_end = Some(self.min_slice_end.map_or(slice, |m| m.min(slice)));
-        let i = match self.entries.iter().position(|(k, _)| *k == (key, slice)) {
-            Some(i) => i,
-            None => {
-                self.entries.push(((key, slice), Acc::new(n)));
-                self.entries.len() - 1
-            }
-        };
+        let next = self.entries.len();
+        let i = *self.index.entry((key, slice)).or_insert(next);
+        if i == next {
+            self.entries.push(((key, slice), Acc::new(n)));
+        }
         &mut self.entries[i].1
     }
     fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+    /// Accumulates one row into (key, slice).
+    fn accumulate(&mut self, key: KeyId, slice: i64, calls: &[Call], values: &[Value], row: RowId) {
+        self.rows += 1;
+        let n = calls.len();
+        self.add(key, slice, n).accumulate(calls, values, row);
+    }
+    /// Merges an accumulator into (key, slice).
+    fn merge(&mut self, key: KeyId, slice: i64, n: usize, acc: &Acc) {
+        self.rows += acc.rows.len();
+        self.add(key, slice, n).merge(acc);
+    }
+    /// The entries in insertion order, leaving the buffer empty (`RecordsWindowBuffer.flush`).
+    fn take(&mut self) -> Vec<((KeyId, i64), Acc)> {
+        self.index.clear();
+        self.rows = 0;
+        self.min_slice_end = None;
+        std::mem::take(&mut self.entries)
     }
 }
 
@@ -157,6 +181,8 @@ pub struct WindowTvfAggregate {
     group_cols: Vec<usize>,
     /// Slice (or, for CUMULATE, shared first-slice) state: (key, slice end) → accumulator.
     state: BTreeMap<(KeyId, i64), Acc>,
+    /// Rows held by `state` and `sessions` (kept as they change, for [`Operator::state_rows`]).
+    held: usize,
     /// The global operator's window buffer.
     buffer: Buffer,
     /// `currentProgress` of the global processor (`initializeWatermark(Long.MIN_VALUE)`).
@@ -346,14 +372,14 @@ impl WindowTvfAggregate {
                 return;
             }
             let target = sl.merge_target(slice);
-            self.buffer.add(key, target, n).merge(&acc);
+            self.buffer.merge(key, target, n, &acc);
             let mut first = slice;
             while is_window_fired(first, self.progress) {
                 first += sl.interval();
             }
             cx.register_event_timer(key, first - 1, Ns::Window(first));
         } else {
-            self.buffer.add(key, slice, n).merge(&acc);
+            self.buffer.merge(key, slice, n, &acc);
         }
     }
 
@@ -361,9 +387,9 @@ impl WindowTvfAggregate {
     /// window timer unless the window fired at the timer service's watermark.
     fn flush_global(&mut self, cx: &mut Ctx<'_, Ns>) {
         let n = self.calls.len();
-        let entries = std::mem::take(&mut self.buffer.entries);
-        self.buffer.min_slice_end = None;
+        let entries = self.buffer.take();
         for ((key, slice), acc) in entries {
+            self.held += acc.rows.len();
             self.state
                 .entry((key, slice))
                 .or_insert_with(|| Acc::new(n))
@@ -408,7 +434,8 @@ impl WindowTvfAggregate {
                         base.merge(&a);
                     }
                 }
-                self.state.insert((key, first), base.clone());
+                let old = self.state.insert((key, first), base.clone());
+                self.held = self.held + base.rows.len() - old.map_or(0, |o| o.rows.len());
                 Some(base)
             }
         };
@@ -423,6 +450,7 @@ impl WindowTvfAggregate {
         let mut cleared = Vec::new();
         for s in sl.expired_slices(end) {
             if let Some(a) = self.state.remove(&(key, s)) {
+                self.held -= a.rows.len();
                 cleared.extend(a.rows);
             }
         }
@@ -571,10 +599,29 @@ impl WindowTvfAggregate {
                 },
             );
         }
+        // The row is in a session's accumulator now (merges only moved the others' rows).
+        self.held += 1;
         cx.register_event_timer(key, actual.end - 1, Ns::Session(actual.start, actual.end));
         cx.buffered(row, || {
             format!("session window {}", fmt_window(actual.start, actual.end))
         });
+    }
+
+    /// The rows the state holds, counted over every accumulator (what `state_rows` keeps).
+    fn recount_rows(&self) -> usize {
+        self.locals
+            .iter()
+            .flat_map(|l| l.buffer.entries.iter())
+            .chain(self.buffer.entries.iter())
+            .map(|e| e.1.rows.len())
+            .sum::<usize>()
+            + self.state.values().map(|a| a.rows.len()).sum::<usize>()
+            + self
+                .sessions
+                .values()
+                .flat_map(|l| l.iter())
+                .map(|s| s.acc.rows.len())
+                .sum::<usize>()
     }
 
     /// One row (or one grouping set's copy of it) keyed `key`.
@@ -587,13 +634,11 @@ impl WindowTvfAggregate {
                 // LocalSlicingWindowAggOperator.processElement: into the local buffer.
                 let slice = sl.slice_end(ts);
                 let a = r.assigner as usize;
-                let n = self.calls.len();
                 let values = r.values.clone();
                 if let Some(local) = self.locals.get_mut(a) {
                     local
                         .buffer
-                        .add(key, slice, n)
-                        .accumulate(&self.calls, &values, row);
+                        .accumulate(key, slice, &self.calls, &values, row);
                 }
                 cx.buffered(row, || {
                     format!(
@@ -628,6 +673,7 @@ impl Operator for WindowTvfAggregate {
             locals: vec![Local::default(); plan.assigner_parallelism as usize],
             assigner_rows: assigner_rows(plan, Slicer::of(&job.tvf)),
             sessions: BTreeMap::new(),
+            held: 0,
             dropped: 0,
         }
     }
@@ -682,8 +728,7 @@ impl Operator for WindowTvfAggregate {
             .is_some_and(|m| is_window_fired(m, w.0));
         local.next_trigger = next_trigger_watermark(w.0, sl.interval(), sl.offset());
         if flush {
-            let entries = std::mem::take(&mut local.buffer.entries);
-            local.buffer.min_slice_end = None;
+            let entries = local.buffer.take();
             local.whole_min_slice_end = None;
             for ((key, slice), acc) in entries {
                 self.global_element(cx, key, slice, acc);
@@ -717,6 +762,7 @@ impl Operator for WindowTvfAggregate {
                 let list = self.sessions.entry(timer.key).or_default();
                 if let Some(i) = list.iter().position(|x| x.start == s && x.end == e) {
                     let sess = list.remove(i);
+                    self.held -= sess.acc.rows.len();
                     if list.is_empty() {
                         self.sessions.remove(&timer.key);
                     }
@@ -805,19 +851,10 @@ impl Operator for WindowTvfAggregate {
     }
 
     fn state_rows(&self) -> usize {
-        self.locals
-            .iter()
-            .flat_map(|l| l.buffer.entries.iter())
-            .chain(self.buffer.entries.iter())
-            .map(|e| e.1.rows.len())
-            .sum::<usize>()
-            + self.state.values().map(|a| a.rows.len()).sum::<usize>()
-            + self
-                .sessions
-                .values()
-                .flat_map(|l| l.iter())
-                .map(|s| s.acc.rows.len())
-                .sum::<usize>()
+        let buffered: usize = self.locals.iter().map(|l| l.buffer.rows).sum();
+        let n = buffered + self.buffer.rows + self.held;
+        debug_assert_eq!(n, self.recount_rows(), "state rows kept as they change");
+        n
     }
 
     const REPORTS_LATE: bool = true;
