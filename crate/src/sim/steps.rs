@@ -4,6 +4,22 @@
 use super::*;
 
 impl<O: Operator> Sim<'_, '_, O> {
+    /// Per stream, per assigner subtask: the last watermark it forwarded.
+    pub(super) fn assigner_watermarks(&self) -> Vec<Vec<Watermark>> {
+        self.assigners
+            .iter()
+            .map(|v| v.iter().map(|s| s.a.last_emitted).collect())
+            .collect()
+    }
+
+    /// Per stream, per assigner subtask: whether it has announced itself idle.
+    pub(super) fn assigner_idle(&self) -> Vec<Vec<bool>> {
+        self.assigners
+            .iter()
+            .map(|v| v.iter().map(|s| s.a.idle).collect())
+            .collect()
+    }
+
     pub(super) fn begin(&mut self, cause: Cause) {
         if self.step_count == self.window_toggle {
             self.toggle_window();
@@ -54,16 +70,8 @@ impl<O: Operator> Sim<'_, '_, O> {
             outputs: self.sink.outputs.len(),
             windows: self.sink.windows.len(),
             late: self.sink.late.len(),
-            assigner: self
-                .assigners
-                .iter()
-                .map(|v| v.iter().map(|s| s.a.last_emitted).collect())
-                .collect(),
-            idle: self
-                .assigners
-                .iter()
-                .map(|v| v.iter().map(|s| s.a.idle).collect())
-                .collect(),
+            assigner: self.assigner_watermarks(),
+            idle: self.assigner_idle(),
             channel: self
                 .subs
                 .iter()

@@ -302,16 +302,8 @@ impl<O: Operator> Sim<'_, '_, O> {
     /// not deterministic in Flink).
     pub(super) fn end_of_input(&mut self) {
         self.before_end = Some(BeforeEnd {
-            assigner: self
-                .assigners
-                .iter()
-                .map(|v| v.iter().map(|s| s.a.last_emitted).collect())
-                .collect(),
-            idle: self
-                .assigners
-                .iter()
-                .map(|v| v.iter().map(|s| s.a.idle).collect())
-                .collect(),
+            assigner: self.assigner_watermarks(),
+            idle: self.assigner_idle(),
             operator: self.subs.iter().map(|s| s.watermark).collect(),
         });
         let final_wm = self.plan.scenario.job.final_watermark;
