@@ -1330,6 +1330,35 @@ fn computed_rowtime_to_timestamp_ltz() {
         ]
     );
     round_trip(&strip(sc), "computed rowtime, precision 0");
+    // The source column declared after the computed one (Flink resolves computed columns
+    // against the whole schema): the same windows, and `SELECT *` keeps the declared order.
+    let after = tumble.replace(
+        "ts BIGINT, rt AS TO_TIMESTAMP_LTZ(ts, 3),",
+        "rt AS TO_TIMESTAMP_LTZ(TS, 3), ts BIGINT,",
+    );
+    assert_ne!(after, tumble);
+    let sc = sql_to_scenario(&after).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(sc.streams[0].time_from.as_deref(), Some("ts"));
+    let r = joinlab::run(&sc, false).unwrap();
+    assert_eq!(values(&r).len(), 4);
+    assert_eq!(values(&r)[0], w("00", "05", "a", "2"));
+    round_trip(&strip(sc), "computed rowtime declared before its source");
+    let star = interval.replacen(
+        "ts BIGINT, rt AS TO_TIMESTAMP_LTZ(ts, 3),",
+        "rt AS TO_TIMESTAMP_LTZ(ts, 3), ts BIGINT,",
+        1,
+    );
+    assert_ne!(star, interval);
+    let sc = sql_to_scenario(&star).unwrap_or_else(|e| panic!("{e}"));
+    let r = joinlab::run(&sc, false).unwrap();
+    assert_eq!(r.columns, ["k", "rt", "ts", "k0", "v", "ts0", "rt0"]);
+    assert_eq!(values(&r).len(), 2);
+    round_trip(&strip(sc), "computed rowtime declared before its source, SELECT *");
+    // A source column the table does not have, at the argument.
+    let e = sql_to_scenario(&after.replace("TO_TIMESTAMP_LTZ(TS, 3)", "TO_TIMESTAMP_LTZ(tx, 3)"))
+        .unwrap_err();
+    assert_eq!(e.message, "Column 'tx' not found in any table");
+    assert_eq!((e.line, e.column), (1, 50));
     // What is not simulated is said at its position.
     let e = sql_to_scenario(&tumble.replace("TO_TIMESTAMP_LTZ(ts, 3)", "TO_TIMESTAMP_LTZ(ts, 6)"))
         .unwrap_err();

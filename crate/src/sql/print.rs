@@ -291,12 +291,12 @@ pub fn script(sc: &Scenario) -> Result<String, Error> {
                     .columns
                     .iter()
                     .position(|x| x.name == c)
-                    .filter(|&ci| ci < ti)
+                    .filter(|&ci| ci != ti)
                     .ok_or_else(|| {
                         Error::stream(
                             &spec.name,
                             "time_from",
-                            format!("no column '{c}' before the time column"),
+                            format!("no column '{c}' besides the time column"),
                         )
                     })?;
                 Some((ti, ci, c, p))

@@ -67,6 +67,8 @@ impl State {
             time_from: None,
         };
         p.expect_token(&Token::LParen).map_err(pe)?;
+        // The spans of a computed rowtime's source column and function, checked after the loop.
+        let mut computed_from = None;
         loop {
             let here = p.peek_token().span.start;
             if parse_word(p, "WATERMARK") {
@@ -109,7 +111,7 @@ impl State {
                                 .value
                                 .eq_ignore_ascii_case("TO_TIMESTAMP_LTZ") =>
                         {
-                            self.computed_rowtime(&mut t, &col, f)?;
+                            computed_from = Some(self.computed_rowtime(&mut t, &col, f)?);
                         }
                         _ => {
                             return Err(unsupported(
@@ -151,6 +153,7 @@ impl State {
             p.expect_token(&Token::RParen).map_err(pe)?;
             break;
         }
+        Self::resolve_computed_rowtime(&mut t, computed_from)?;
         if p.parse_keyword(Keyword::COMMENT) {
             p.parse_literal_string().map_err(pe)?;
         }
@@ -269,7 +272,36 @@ impl State {
         Ok(t)
     }
 
-    /// `rt AS TO_TIMESTAMP_LTZ(c, p)` over an INT or BIGINT column `c` declared before it, with
+    /// The source column `c` of `rt AS TO_TIMESTAMP_LTZ(c, p)`, declared before or after `rt`:
+    /// it must be a physical INT or BIGINT column of the table; its declared spelling is kept.
+    fn resolve_computed_rowtime(
+        t: &mut Table,
+        spans: Option<(Location, Location)>,
+    ) -> Result<(), SqlError> {
+        let (Some((rt, src, _)), Some((src_at, fat))) = (&mut t.time_from, spans) else {
+            return Ok(());
+        };
+        let Some((name, ty, _)) = t
+            .columns
+            .iter()
+            .find(|(n, _, _)| n != rt && n.eq_ignore_ascii_case(src))
+        else {
+            return Err(err(
+                src_at,
+                format!("Column '{src}' not found in any table"),
+            ));
+        };
+        if !matches!(ty, SqlType::Int | SqlType::Bigint) {
+            return Err(unsupported(
+                fat,
+                "this TO_TIMESTAMP_LTZ call (the engine simulates TO_TIMESTAMP_LTZ(c, 3) and TO_TIMESTAMP_LTZ(c, 0) over an INT or BIGINT column c of the table)",
+            ));
+        }
+        *src = name.clone();
+        Ok(())
+    }
+
+    /// `rt AS TO_TIMESTAMP_LTZ(c, p)` over an INT or BIGINT column `c` of the table, with
     /// precision 3 (epoch milliseconds) or 0 (epoch seconds): a `TIMESTAMP_LTZ(3)` column
     /// (Flink's `ToTimestampLtzTypeStrategy` gives `TIMESTAMP_LTZ(p)`; the engine's time is in
     /// milliseconds, which holds both). Its value in each row is computed from `c`'s (see
@@ -280,7 +312,7 @@ impl State {
         t: &mut Table,
         col: &Ident,
         f: &sqlparser::ast::Function,
-    ) -> Result<(), SqlError> {
+    ) -> Result<(Location, Location), SqlError> {
         let fat = f.name.span().start;
         let bad = || {
             unsupported(
@@ -315,22 +347,6 @@ impl State {
             Ok(Literal::Int(0)) => 0,
             _ => return Err(bad()),
         };
-        let Some((name, ty, _)) = t
-            .columns
-            .iter()
-            .find(|(n, _, _)| n.eq_ignore_ascii_case(&src.value))
-        else {
-            return Err(err(
-                src.span.start,
-                format!(
-                    "Column '{}' not found in any table (declare it before the computed column)",
-                    src.value
-                ),
-            ));
-        };
-        if !matches!(ty, SqlType::Int | SqlType::Bigint) {
-            return Err(bad());
-        }
         if t.has(&col.value) {
             return Err(err(
                 col.span.start,
@@ -346,13 +362,16 @@ impl State {
                 "more than one computed TO_TIMESTAMP_LTZ column in a table",
             ));
         }
-        t.time_from = Some((col.value.clone(), name.clone(), precision));
+        // The source column may be declared after `rt` (Flink resolves computed columns
+        // against the whole physical schema): `resolve_computed_rowtime` checks it once every
+        // column is read.
+        t.time_from = Some((col.value.clone(), src.value.clone(), precision));
         t.columns.push((
             col.value.clone(),
             SqlType::Timestamp { ltz: true },
             col.span.start,
         ));
-        Ok(())
+        Ok((src.span.start, fat))
     }
 
     pub(super) fn hint(&mut self, text: &str, at: Location) -> Result<(), SqlError> {
