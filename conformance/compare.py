@@ -89,7 +89,7 @@ def parse_value(text):
 def flink_records(lines):
     """Flink's `JL|` lines as {category: [(subtask, record)]}, plus status info."""
     out = {"outputs": [], "windows": [], "late": [], "side": [], "values": [], "latedrop": {}}
-    info = {"warnings": [], "end": None, "error": None, "times": {}}
+    info = {"warnings": [], "end": None, "error": None, "times": {}, "proctime": []}
     for line in lines:
         line = line.rstrip("\n")
         if not line.startswith("JL|"):
@@ -127,6 +127,13 @@ def flink_records(lines):
             n = int(f[4])
             if n:
                 out.setdefault("late_counts", []).append((int(f[2]), (f[3], float(n))))
+        elif kind == "COLUMNS":
+            info["columns"] = "|".join(f[2:]).split("\t")
+        elif kind == "NOTE":
+            note = "|".join(f[2:])
+            prefix = "not compared: the processing-time column "
+            if note.startswith(prefix):
+                info["proctime"].append(note[len(prefix):].rsplit(" (", 1)[0])
         elif kind == "WARN":
             info["warnings"].append("|".join(f[2:]))
         elif kind == "END":
@@ -146,13 +153,29 @@ def compare(engine, flink_lines, compare_firing=True):
     """Returns (status, details): status is match, order, mismatch or error."""
     engine = dict(engine)
     engine["_compare_firing"] = compare_firing
-    want = engine_records(engine)
     got, info = flink_records(flink_lines)
+    # A PROCTIME() column holds the wall clock on Flink (the job leaves it out of its rows
+    # and names it in a JL|NOTE line) and the simulated processing time in the engine: its
+    # name is compared (JL|COLUMNS below), its values are not.
+    skip = set(info["proctime"])
+    if skip and engine.get("columns"):
+        keep = [i for i, c in enumerate(engine["columns"]) if c not in skip]
+        engine["outputs"] = [
+            dict(o, values=[o["values"][i] for i in keep]) if "values" in o else o
+            for o in engine.get("outputs", [])
+        ]
+    want = engine_records(engine)
     if not compare_firing:
         got["windows"] = [(s, r[:-1] + (None,)) for s, r in got["windows"]]
     details = []
     if info["end"] != "ok":
         return "error", [f"Flink run failed: {info['error'] or 'no end marker (crashed or killed)'}"]
+    # A script's result columns: the names Flink gives them (`SELECT *`'s uniquified names,
+    # a PROCTIME() column included).
+    if info.get("columns") is not None and engine.get("columns"):
+        if info["columns"] != engine["columns"]:
+            details.append(f"columns: engine {engine['columns']}, Flink {info['columns']}")
+            return "mismatch", details
     # At the end of input each channel delivers its Long.MAX_VALUE watermark whenever it gets
     # there, so with several input channels (parallelism > 1, two inputs, or the window join's
     # union of both streams) the operator's watermark may reach +inf in several steps, in an

@@ -929,6 +929,7 @@ mod tests {
             primary_key: Vec::new(),
             scan_watermark_idle_timeout: None,
             time_from: None,
+            proctime: None,
         }
     }
 

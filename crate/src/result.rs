@@ -406,10 +406,10 @@ fn operator_name(op: OperatorKind) -> &'static str {
 impl RunResult {
     /// Builds the result; `detail` adds the rows, keys and trace.
     pub fn build(plan: &Plan, out: RunOutput, detail: bool) -> RunResult {
-        let (mut result, row_windows) = RunResult::build_lean(plan, out, detail);
+        let (mut result, row_windows, step_map) = RunResult::build_lean(plan, out, detail);
         result.outputs.copy_values(plan);
         if crate::SQL_OPERATORS {
-            crate::sql::eval::project(plan, &mut result, &row_windows);
+            crate::sql::eval::project(plan, &mut result, &row_windows, &step_map);
         }
         result
     }
@@ -418,11 +418,11 @@ impl RunResult {
     /// the outputs keep the rows' values moved out of it instead of copies (the plan's rows
     /// are the largest part of a run's memory after its outputs).
     pub fn build_owned(mut plan: Plan, out: RunOutput, detail: bool) -> RunResult {
-        let (mut result, row_windows) = RunResult::build_lean(&plan, out, detail);
+        let (mut result, row_windows, step_map) = RunResult::build_lean(&plan, out, detail);
         if crate::SQL_OPERATORS && plan.scenario.job.query.is_some() {
             // The projection reads the outputs' rows: it needs the values where they are.
             result.outputs.copy_values(&plan);
-            crate::sql::eval::project(&plan, &mut result, &row_windows);
+            crate::sql::eval::project(&plan, &mut result, &row_windows, &step_map);
         } else if result.outputs.needs_values() {
             let values = std::mem::take(&mut plan.rows)
                 .into_iter()
@@ -440,7 +440,7 @@ impl RunResult {
         plan: &Plan,
         mut out: RunOutput,
         detail: bool,
-    ) -> (RunResult, Vec<Option<[i64; 2]>>) {
+    ) -> (RunResult, Vec<Option<[i64; 2]>>, crate::sim::StepMap) {
         let diagnosis = crate::diagnosis::diagnose(plan, &out);
         let verdicts = detail.then(|| {
             let left: Vec<RowId> = out
@@ -613,6 +613,7 @@ impl RunResult {
                 .flatten(),
             trace: detail.then_some(out.steps),
         };
+        let step_map = out.step_map;
         let mut row_windows = Vec::new();
         if crate::SQL_OPERATORS && !sink_session_windows.is_empty() {
             row_windows = vec![None; plan.rows.len()];
@@ -622,7 +623,7 @@ impl RunResult {
                 }
             }
         }
-        (result, row_windows)
+        (result, row_windows, step_map)
     }
 }
 

@@ -608,6 +608,11 @@ pub struct StreamSpec {
     /// rows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_from: Option<String>,
+    /// A SQL table's `PROCTIME()` column where the table declares it otherwise than the
+    /// default (see `sql::proctime_column`): `name` (after the other columns), `name:i` (at
+    /// column `i`), or `-` (none). `SELECT *` lists it where the table declares it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proctime: Option<String>,
 }
 
 impl Scenario {

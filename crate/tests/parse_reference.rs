@@ -598,6 +598,7 @@ fn spec(cols: &[&str], time: Option<&str>, rows: String) -> StreamSpec {
         primary_key: Vec::new(),
         scan_watermark_idle_timeout: None,
         time_from: None,
+        proctime: None,
     }
 }
 

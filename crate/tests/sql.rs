@@ -288,26 +288,51 @@ fn errors_have_positions() {
         m.contains("METADATA column") && m.contains("does not simulate"),
         "{m}"
     );
-    // A PROCTIME() column in the result: Flink gives the wall clock there; said at the column
-    // (it used to come out NULL with a warning that Flink would fail the job). `o.*` leaves it
-    // out, as `*` does.
-    let lookup = "CREATE TABLE o (k INT, pt AS PROCTIME());\nCREATE TABLE r (k INT, v STRING);\n\
-        INSERT INTO o VALUES (1); -- a=1000\nINSERT INTO r VALUES (1, 'x'); -- a=500\n";
+    // A PROCTIME() column in the result holds the output's processing time: Flink's wall
+    // clock when it emits the row (PROCTIME_MATERIALIZE), the simulation's clock here, which a
+    // lookup join's output takes from its probe row's arrival. `o.*` and `*` list it where
+    // the table declares it; a WHERE on it is not simulated, said at the column.
+    let lookup =
+        "CREATE TABLE o (k INT, pt AS PROCTIME(), n INT);\nCREATE TABLE r (k INT, v STRING);\n\
+        INSERT INTO o VALUES (1, 7); -- a=1000\nINSERT INTO o VALUES (2, 8); -- a=2500\n\
+        INSERT INTO r VALUES (1, 'x'); -- a=500\n";
+    let run = |q: &str| {
+        let sc = sql_to_scenario(&format!("{lookup}{q}")).unwrap_or_else(|e| panic!("{e}"));
+        let r = joinlab::run(&sc, false).unwrap();
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+        round_trip(&strip(sc), q);
+        (r.columns.clone(), values(&r))
+    };
+    let (columns, rows) =
+        run("SELECT o.k, o.pt FROM o LEFT JOIN r FOR SYSTEM_TIME AS OF o.pt ON o.k = r.k;");
+    assert_eq!(columns, ["k", "pt"]);
+    assert_eq!(
+        rows,
+        vec![
+            ("+I".to_string(), j(&["1", "1970-01-01 00:00:01.000"])),
+            ("+I".to_string(), j(&["2", "1970-01-01 00:00:02.500"])),
+        ]
+    );
+    let (columns, rows) =
+        run("SELECT o.*, r.v FROM o JOIN r FOR SYSTEM_TIME AS OF o.pt ON o.k = r.k;");
+    assert_eq!(columns, ["k", "pt", "n", "v"]);
+    assert_eq!(
+        rows,
+        vec![(
+            "+I".to_string(),
+            j(&["1", "1970-01-01 00:00:01.000", "7", "x"])
+        )]
+    );
+    let (columns, _) = run("SELECT * FROM o JOIN r FOR SYSTEM_TIME AS OF o.pt ON o.k = r.k;");
+    assert_eq!(columns, ["k", "pt", "n", "k0", "v"]);
     let (l, c, m) = pos(&format!(
-        "{lookup}SELECT o.k, o.pt FROM o JOIN r FOR SYSTEM_TIME AS OF o.pt ON o.k = r.k;"
+        "{lookup}SELECT o.k FROM o JOIN r FOR SYSTEM_TIME AS OF o.pt ON o.k = r.k WHERE o.pt IS NOT NULL;"
     ));
-    assert_eq!((l, c), (5, 13));
+    assert_eq!((l, c), (6, 72));
     assert!(
         m.contains("PROCTIME() column") && m.contains("does not simulate"),
         "{m}"
     );
-    let sc = sql_to_scenario(&format!(
-        "{lookup}SELECT o.*, r.v FROM o JOIN r FOR SYSTEM_TIME AS OF o.pt ON o.k = r.k;"
-    ))
-    .unwrap();
-    let r = joinlab::run(&sc, false).unwrap();
-    assert_eq!(r.columns, ["k", "v"]);
-    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
     // DDL Flink accepts: IF NOT EXISTS (a second CREATE of the table is skipped) and
     // PARTITIONED BY are read; LIKE is reported as not simulated, at LIKE.
     let q = "SELECT * FROM a JOIN b ON a.k = b.k;";
@@ -1353,7 +1378,10 @@ fn computed_rowtime_to_timestamp_ltz() {
     let r = joinlab::run(&sc, false).unwrap();
     assert_eq!(r.columns, ["k", "rt", "ts", "k0", "v", "ts0", "rt0"]);
     assert_eq!(values(&r).len(), 2);
-    round_trip(&strip(sc), "computed rowtime declared before its source, SELECT *");
+    round_trip(
+        &strip(sc),
+        "computed rowtime declared before its source, SELECT *",
+    );
     // A source column the table does not have, at the argument.
     let e = sql_to_scenario(&after.replace("TO_TIMESTAMP_LTZ(TS, 3)", "TO_TIMESTAMP_LTZ(tx, 3)"))
         .unwrap_err();

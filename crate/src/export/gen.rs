@@ -540,6 +540,7 @@ fn mixed(seed: u64, index: usize) -> Scenario {
             primary_key: Vec::new(),
             scan_watermark_idle_timeout: None,
             time_from: None,
+            proctime: None,
         });
     }
     if operator.is_sql() && g.chance(8) {

@@ -198,6 +198,7 @@ pub fn scenario(seed: u64, index: usize) -> Scenario {
             primary_key,
             scan_watermark_idle_timeout: None,
             time_from: None,
+            proctime: None,
         });
     }
     let pk_text = |p: Pk| match p {

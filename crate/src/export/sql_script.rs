@@ -55,6 +55,24 @@ impl ScriptFacts {
     }
 }
 
+/// Stream `i`'s `PROCTIME()` column and its place among the table's columns, where the
+/// table declares it (`SELECT *` lists it there): the scenario's, named as the script names it.
+fn proctime_at(
+    sc: &Scenario,
+    facts: &ScriptFacts,
+    i: usize,
+    s: &crate::parse::Schema,
+) -> Option<(String, usize)> {
+    let names: Vec<String> = s.columns.iter().map(|c| c.name.clone()).collect();
+    let (name, at) = crate::sql::proctime_column(sc, i, &names)?;
+    let name = facts
+        .proctime
+        .iter()
+        .find(|(t, _)| *t == sc.streams[i].name)
+        .map_or(name, |(_, c)| c.clone());
+    Some((name, at.min(names.len())))
+}
+
 pub(crate) fn generate(
     plan: &Plan,
     class_name: &str,
@@ -133,8 +151,8 @@ pub(crate) fn generate(
                     format!("{} {ty}", q(&c.name))
                 })
                 .collect();
-            if let Some((_, c)) = facts.proctime.iter().find(|(t, _)| *t == s.name) {
-                cols.push(format!("{} AS PROCTIME()", q(c)));
+            if let Some((c, at)) = proctime_at(sc, facts, i, s) {
+                cols.insert(at, format!("{} AS PROCTIME()", q(&c)));
             }
             let ddl = super::temporal_sql::dim_ddl(&s.name, &cols, &sc.streams[i].primary_key);
             let _ = writeln!(m, "        tEnv.executeSql({});", jstr(&ddl));
@@ -197,12 +215,9 @@ pub(crate) fn generate(
             })
             .collect();
         if proctime {
-            let name = facts
-                .proctime
-                .iter()
-                .find(|(t, _)| *t == s.name)
-                .map_or_else(|| "proc_time".into(), |(_, c)| c.clone());
-            cols.push(format!("jl_time AS {}", q(&name)));
+            let (name, at) =
+                proctime_at(sc, facts, i, s).unwrap_or_else(|| ("proc_time".into(), cols.len()));
+            cols.insert(at, format!("jl_time AS {}", q(&name)));
         }
         let view = format!(
             "CREATE TEMPORARY VIEW {} AS SELECT {} FROM {}",
@@ -213,7 +228,10 @@ pub(crate) fn generate(
         let _ = writeln!(m, "        tEnv.executeSql({});", jstr(&view));
     }
     let window_join = plan.operator == OperatorKind::WindowTvfJoin;
-    if window_join {
+    // A SESSION window join's TVFs are the pacer's local operators, one record in per row
+    // (as in flink_sql_window_join.rs): the default weight.
+    let session = job.tvf.kind == crate::scenario::TvfKind::Session;
+    if window_join && !session {
         // Each row reaches the window join once per window its TVF gives it.
         let _ = writeln!(
             m,
@@ -281,6 +299,19 @@ pub(crate) fn generate(
     let _ = writeln!(m, "        for (java.util.Map.Entry<String, Counter> e : new java.util.TreeMap<>(Rt.OP_LATE).entrySet()) {{");
     let _ = writeln!(m, "            System.out.println(\"JL|LATECOUNT|\" + e.getKey() + \"|\" + e.getValue().getCount());");
     let _ = writeln!(m, "        }}");
+    if window_join && session {
+        // The SESSION window TVFs drop late rows before the join and count them in their
+        // numLateRecordsDropped (UnalignedWindowTableFunctionOperator), per input and subtask,
+        // printed as the runtime's own run does.
+        let _ = writeln!(m, "        for (java.util.Map.Entry<String, Counter> e : new java.util.TreeMap<>(Rt.LOCAL_LATE).entrySet()) {{");
+        let _ = writeln!(m, "            String[] k = e.getKey().split(\"\\\\|\");");
+        let _ = writeln!(
+            m,
+            "            String side = Rt.localInput(k[0]) == 0 ? \"left\" : \"right\";"
+        );
+        let _ = writeln!(m, "            System.out.println(\"JL|LATECOUNT|\" + k[1] + \"|\" + side + \"TvfNumLateRecordsDropped|\" + e.getValue().getCount());");
+        let _ = writeln!(m, "        }}");
+    }
     if plan.operator == OperatorKind::WindowTvfAggregate {
         // The window aggregate drops late rows silently and counts them in
         // numLateRecordsDropped (WindowAggOperator), per subtask.
@@ -312,6 +343,7 @@ pub(crate) fn generate(
         static boolean[] shown(org.apache.flink.table.catalog.ResolvedSchema schema) {
             java.util.List<org.apache.flink.table.catalog.Column> cols = schema.getColumns();
             boolean[] shown = new boolean[cols.size()];
+            System.out.println("JL|COLUMNS|" + String.join("\t", schema.getColumnNames()));
             for (int i = 0; i < shown.length; i++) {
                 shown[i] = !org.apache.flink.table.types.logical.utils.LogicalTypeChecks.isProctimeAttribute(cols.get(i).getDataType().getLogicalType());
                 if (!shown[i]) {
@@ -389,8 +421,11 @@ pub(crate) fn generate(
         let (lo, hi) = sql_bounds(plan);
         ((-lo).max(hi).max(0), "IntervalJoin")
     } else if window_join {
-        let tvf = crate::tvf::Tvf::of(&job.tvf, "job.tvf").map_err(|(f, m)| Error::config(f, m))?;
-        c.push_str(&super::flink_sql_window_join::window_count_helpers(tvf));
+        if !session {
+            let tvf =
+                crate::tvf::Tvf::of(&job.tvf, "job.tvf").map_err(|(f, m)| Error::config(f, m))?;
+            c.push_str(&super::flink_sql_window_join::window_count_helpers(tvf));
+        }
         (0, "WindowJoin")
     } else if temporal {
         (0, "TemporalJoin")

@@ -115,12 +115,41 @@ pub struct BeforeEnd {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StepMap {
     extra: Vec<u32>,
+    /// The processing clock when each of those steps began.
+    extra_time: Vec<i64>,
 }
 
 impl StepMap {
     /// The step that arrival `i` (an index into `Plan::arrivals`) started.
     pub fn arrival_step(&self, i: usize) -> usize {
         i + self.extra.partition_point(|&a| (a as usize) <= i)
+    }
+
+    /// The simulated processing time of every step, in step order: the clock when the step
+    /// began (an arrival moves it to its arrival time, never back). One entry per step: built
+    /// only for what asks for it (a query's `PROCTIME()` column).
+    pub fn step_times(&self, plan: &Plan) -> Vec<i64> {
+        let mut times = Vec::with_capacity(plan.arrivals.len() + self.extra.len());
+        let mut clock = plan
+            .arrivals
+            .first()
+            .map(|a| arrival_time(plan, a))
+            .unwrap_or(0);
+        let mut j = 0;
+        for (i, a) in plan.arrivals.iter().enumerate() {
+            while j < self.extra.len() && (self.extra[j] as usize) <= i {
+                clock = clock.max(self.extra_time[j]);
+                times.push(clock);
+                j += 1;
+            }
+            clock = clock.max(arrival_time(plan, a));
+            times.push(clock);
+        }
+        for &t in &self.extra_time[j..] {
+            clock = clock.max(t);
+            times.push(clock);
+        }
+        times
     }
 }
 

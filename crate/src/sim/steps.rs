@@ -26,6 +26,7 @@ impl<O: Operator> Sim<'_, '_, O> {
         }
         if !matches!(cause, Cause::Row { .. } | Cause::WatermarkRow { .. }) {
             self.step_map.extra.push(self.arrivals_done as u32);
+            self.step_map.extra_time.push(self.now);
         }
         self.sink.step = self.step_count;
         self.step_count += 1;

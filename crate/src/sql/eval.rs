@@ -10,13 +10,26 @@ use crate::value::Value;
 struct Inputs {
     cols: Vec<Vec<String>>,
     time: [Option<usize>; 2],
+    /// Each input's `PROCTIME()` column and its place among the input's own columns.
+    proctime: [Option<(String, usize)>; 2],
 }
 
 impl Inputs {
     fn of(plan: &Plan) -> Inputs {
         // A window join's inputs carry the window TVF's columns after their own.
         let windowed = plan.scenario.job.operator == crate::scenario::OperatorKind::WindowTvfJoin;
+        let proctime = [0, 1].map(|i| {
+            let names: Vec<String> = plan
+                .schemas
+                .get(i)?
+                .columns
+                .iter()
+                .map(|c| c.name.clone())
+                .collect();
+            super::proctime_column(&plan.scenario, i, &names)
+        });
         Inputs {
+            proctime,
             cols: plan
                 .schemas
                 .iter()
@@ -39,6 +52,10 @@ impl Inputs {
     fn columns(&self) -> [&[String]; 2] {
         [0, 1].map(|i| self.cols.get(i).map_or(&[][..], |c| &c[..]))
     }
+
+    fn proctime_names(&self) -> [Option<&str>; 2] {
+        [0, 1].map(|i| self.proctime[i].as_ref().map(|(n, _)| n.as_str()))
+    }
 }
 
 /// Fills `columns` and `values` when the scenario has a SQL query (`job.query`); `SELECT *`
@@ -47,7 +64,15 @@ impl Inputs {
 ///
 /// `row_windows`: with SESSION windows, the session each row was emitted with (by row id), as
 /// each input's window columns show its own row's session; empty otherwise.
-pub fn project(plan: &Plan, result: &mut RunResult, row_windows: &[Option<[i64; 2]>]) {
+///
+/// A `PROCTIME()` column holds the processing time of the step that emitted the output
+/// (`step_map`); `SELECT *` lists it where its table declares it.
+pub fn project(
+    plan: &Plan,
+    result: &mut RunResult,
+    row_windows: &[Option<[i64; 2]>],
+    step_map: &crate::sim::StepMap,
+) {
     let Some(q) = &plan.scenario.job.query else {
         return;
     };
@@ -65,7 +90,11 @@ pub fn project(plan: &Plan, result: &mut RunResult, row_windows: &[Option<[i64; 
     let items: Vec<(super::ir::SqlExpr, String)> = if q.select.is_empty() {
         let mut v = Vec::new();
         for (side, cs) in columns.iter().enumerate().take(if semi { 1 } else { 2 }) {
-            for c in cs.iter() {
+            let mut names: Vec<&String> = cs.iter().collect();
+            if let Some((p, at)) = &inputs.proctime[side] {
+                names.insert((*at).min(names.len()), p);
+            }
+            for c in names {
                 v.push((
                     super::ir::SqlExpr::Col {
                         input: side as u8,
@@ -97,6 +126,19 @@ pub fn project(plan: &Plan, result: &mut RunResult, row_windows: &[Option<[i64; 
             .collect()
     };
     result.columns = items.iter().map(|(_, n)| n.clone()).collect();
+    let proctime = inputs.proctime_names();
+    // One entry per step, built only when a PROCTIME() column is projected.
+    let step_times = if items.iter().any(|(e, _)| {
+        let mut found = false;
+        e.visit_columns(&mut |input, name| {
+            found |= proctime[(input as usize).min(1)] == Some(name);
+        });
+        found
+    }) {
+        step_map.step_times(plan)
+    } else {
+        Vec::new()
+    };
     let mut failed = None;
     for o in &mut result.outputs {
         let view = RowView {
@@ -112,6 +154,8 @@ pub fn project(plan: &Plan, result: &mut RunResult, row_windows: &[Option<[i64; 
                 }
                 _ => o.window,
             }),
+            proctime,
+            now: step_times.get(o.step).copied(),
         };
         o.values = Some(
             items
@@ -176,6 +220,8 @@ pub fn filtered(plan: &Plan) -> Vec<bool> {
                 values,
                 time,
                 window: [None, None],
+                proctime: [None, None],
+                now: None,
             };
             !matches!(
                 p.eval(&view),

@@ -169,6 +169,12 @@ pub struct RowView<'a> {
     /// input's own are its `window_start`, `window_end` and `window_time` (`end - 1`), all
     /// timestamps. (With SESSION windows the two inputs' starts may differ.)
     pub window: [Option<[i64; 2]>; 2],
+    /// Each input's `PROCTIME()` column, if its table declares one.
+    pub proctime: [Option<&'a str>; 2],
+    /// The output's processing time: what a `PROCTIME()` column holds (Flink materialises
+    /// it, `PROCTIME_MATERIALIZE`, when the joined row is emitted; the simulation's clock
+    /// then). `None` where no output is being projected (a pushed-down `WHERE`).
+    pub now: Option<i64>,
 }
 
 fn null() -> EvalValue {
@@ -201,12 +207,43 @@ fn num(v: &EvalValue) -> Option<Num> {
 }
 
 impl SqlExpr {
+    /// Calls `f` with the input and name of every column the expression reads.
+    pub fn visit_columns<'a>(&'a self, f: &mut impl FnMut(u8, &'a str)) {
+        match self {
+            SqlExpr::Col { input, name } => f(*input, name),
+            SqlExpr::Lit(_) | SqlExpr::Interval(_) => {}
+            SqlExpr::Bin { left, right, .. } => {
+                left.visit_columns(f);
+                right.visit_columns(f);
+            }
+            SqlExpr::Not(x) | SqlExpr::Neg(x) | SqlExpr::Cast { expr: x, .. } => x.visit_columns(f),
+            SqlExpr::IsNull { expr, .. } => expr.visit_columns(f),
+            SqlExpr::Case { when, otherwise } => {
+                for (c, v) in when {
+                    c.visit_columns(f);
+                    v.visit_columns(f);
+                }
+                if let Some(e) = otherwise {
+                    e.visit_columns(f);
+                }
+            }
+            SqlExpr::Coalesce(xs) => xs.iter().for_each(|x| x.visit_columns(f)),
+        }
+    }
+
     /// Evaluates the expression on one output row. Errors (a division by zero, an unknown
     /// column) become NULL only where Flink's would be NULL; otherwise they are reported.
     pub fn eval(&self, row: &RowView) -> Result<EvalValue, String> {
         Ok(match self {
             SqlExpr::Col { input, name } => {
                 let i = (*input as usize).min(1);
+                if row.proctime[i] == Some(name.as_str()) {
+                    // A null-padded side has no row, and so no processing time of its own.
+                    return Ok(match (row.values[i], row.now) {
+                        (Some(_), Some(t)) => EvalValue::Ts(t),
+                        _ => null(),
+                    });
+                }
                 let Some(ci) = row.columns[i].iter().position(|c| c == name) else {
                     return Err(format!("unknown column {name}"));
                 };

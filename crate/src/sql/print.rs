@@ -310,7 +310,12 @@ pub fn script(sc: &Scenario) -> Result<String, Error> {
             }
         };
         let mut lines = Vec::new();
+        let names: Vec<String> = schema.columns.iter().map(|c| c.name.clone()).collect();
+        let proc_column = super::proctime_column(sc, si, &names);
         for (ci, c) in schema.columns.iter().enumerate() {
+            if let Some((name, _)) = proc_column.as_ref().filter(|(_, at)| *at == ci) {
+                lines.push(format!("  {} AS PROCTIME()", ident(name)));
+            }
             if let Some((ti, _, src, p)) = computed.filter(|(ti, ..)| *ti == ci) {
                 lines.push(format!(
                     "  {} AS TO_TIMESTAMP_LTZ({}, {p})",
@@ -326,17 +331,11 @@ pub fn script(sc: &Scenario) -> Result<String, Error> {
             };
             lines.push(format!("  {} {ty}", ident(&c.name)));
         }
+        if let Some((name, _)) = proc_column.as_ref().filter(|(_, at)| *at >= names.len()) {
+            lines.push(format!("  {} AS PROCTIME()", ident(name)));
+        }
         if proctime {
-            let mut name = "proc_time".to_string();
-            while schema
-                .columns
-                .iter()
-                .any(|c| c.name.eq_ignore_ascii_case(&name))
-            {
-                name.push('_');
-            }
-            lines.push(format!("  {} AS PROCTIME()", ident(&name)));
-            time_attr.push(name);
+            time_attr.push(proc_column.map(|(n, _)| n).unwrap_or_default());
         } else if let Some(ti) = schema.time {
             let t = &schema.columns[ti].name;
             let w = spec.watermark.as_ref().unwrap_or(&job.watermark);

@@ -121,6 +121,8 @@ pub(crate) struct Table {
     /// `rt AS TO_TIMESTAMP_LTZ(c, p)`: (rt, c, p); `rt` is among `columns` (a
     /// `TIMESTAMP_LTZ(3)`), and each row's value of it is computed from `c`'s.
     pub(crate) time_from: Option<(String, String, u8)>,
+    /// Where the `PROCTIME()` column is declared: the number of columns before it.
+    pub(crate) proctime_at: usize,
 }
 
 impl Table {
@@ -448,6 +450,7 @@ impl State {
                     0 => format!("{c}:0"),
                     _ => c.clone(),
                 }),
+                proctime: None,
             });
         }
         // The job's watermark is the first stream's; a stream whose watermark equals it
@@ -482,6 +485,19 @@ impl State {
             }
         }
         self.sc.streams = streams;
+        // The PROCTIME() column, kept in the scenario where the default would not give it.
+        for (side, (ti, _)) in self.inputs.iter().enumerate() {
+            let t = &self.tables[*ti];
+            let names: Vec<String> = t.columns.iter().map(|(n, _, _)| n.clone()).collect();
+            let declared = t.proctime.as_ref().map(|n| (n.clone(), t.proctime_at));
+            if super::proctime_column(&self.sc, side, &names) != declared {
+                self.sc.streams[side].proctime = Some(match declared {
+                    None => "-".to_string(),
+                    Some((n, at)) if at == names.len() => n,
+                    Some((n, at)) => format!("{n}:{at}"),
+                });
+            }
+        }
         self.sc.sql = text.to_string();
         Ok(self.sc)
     }
@@ -525,11 +541,14 @@ pub(crate) fn last_ident(n: &ObjectName) -> Ident {
         .unwrap_or_else(|| Ident::new(n.to_string()))
 }
 
-/// The columns `*` and `t.*` give: the table's columns without its `PROCTIME()` column, whose
-/// value in Flink is the wall clock at processing (as in the bare `SELECT *`, whose result has
-/// the scenario's columns); naming that column in the query is reported as not simulated.
+/// The columns `*` and `t.*` give: the table's columns in declared order, its `PROCTIME()`
+/// column among them (whose value is the output's processing time, see `sql::eval`).
 fn all_columns(t: &Table) -> Vec<String> {
-    t.columns.iter().map(|(n, _, _)| n.clone()).collect()
+    let mut names: Vec<String> = t.columns.iter().map(|(n, _, _)| n.clone()).collect();
+    if let Some(p) = &t.proctime {
+        names.insert(t.proctime_at.min(names.len()), p.clone());
+    }
+    names
 }
 
 /// A string as a field of the rows text: quoted when it would not read back as itself.

@@ -255,6 +255,7 @@ pub(crate) fn read(
     let resolver = Resolver {
         tables: &wtables,
         inputs: &inputs,
+        proctime_ok: false,
     };
     let mut conj = Vec::new();
     if let Some(on) = on {

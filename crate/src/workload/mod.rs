@@ -319,6 +319,7 @@ fn stream_spec(side: usize, rows: String) -> StreamSpec {
         primary_key: Vec::new(),
         scan_watermark_idle_timeout: None,
         time_from: None,
+        proctime: None,
     }
 }
 

@@ -65,6 +65,7 @@ impl State {
             emit_periodic: None,
             idle_timeout: None,
             time_from: None,
+            proctime_at: 0,
         };
         p.expect_token(&Token::LParen).map_err(pe)?;
         // The spans of a computed rowtime's source column and function, checked after the loop.
@@ -105,6 +106,7 @@ impl State {
                             if last_ident(&f.name).value.eq_ignore_ascii_case("PROCTIME") =>
                         {
                             t.proctime = Some(col.value.clone());
+                            t.proctime_at = t.columns.len();
                         }
                         Expr::Function(f)
                             if last_ident(&f.name)

@@ -150,6 +150,7 @@ impl State {
             let resolver = Resolver {
                 tables: &self.tables,
                 inputs: &inputs,
+                proctime_ok: false,
             };
             let mut conj = Vec::new();
             split_and(&on, &mut conj);
@@ -204,6 +205,7 @@ impl State {
                 let resolver = Resolver {
                     tables: &self.tables,
                     inputs: &inputs,
+                    proctime_ok: false,
                 };
                 match resolver.column(e)? {
                     Some((0, c)) if resolver.is_time_attr(0, &c) => {}
@@ -338,7 +340,17 @@ pub(crate) fn projection(
     semi: bool,
 ) -> Result<QuerySpec, SqlError> {
     // The projection.
-    let resolver = Resolver { tables, inputs };
+    let resolver = Resolver {
+        tables,
+        inputs,
+        proctime_ok: false,
+    };
+    // The select list may name a PROCTIME() column (its value is the output's processing
+    // time); a WHERE may not.
+    let selector = Resolver {
+        proctime_ok: true,
+        ..resolver
+    };
     let mut items = Vec::new();
     let mut star_only = true;
     for (i, it) in sel.projection.iter().enumerate() {
@@ -376,7 +388,7 @@ pub(crate) fn projection(
             }
             SItem::UnnamedExpr(e) => {
                 star_only = false;
-                let x = resolver.expr(e)?;
+                let x = selector.expr(e)?;
                 let name = match &x {
                     SqlExpr::Col { name, .. } => name.clone(),
                     _ => format!("EXPR${i}"),
@@ -386,7 +398,7 @@ pub(crate) fn projection(
             SItem::ExprWithAlias { expr, alias } => {
                 star_only = false;
                 items.push(SelectItem {
-                    expr: resolver.expr(expr)?,
+                    expr: selector.expr(expr)?,
                     name: alias.value.clone(),
                 });
             }
@@ -506,9 +518,12 @@ pub(crate) fn split_and<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
 /// A bound on `L.t - R.t`: (is the lower bound, value in ms, strict).
 pub(super) type Bound = (bool, i64, bool);
 
+#[derive(Clone, Copy)]
 pub(crate) struct Resolver<'a> {
     pub(crate) tables: &'a [Table],
     pub(crate) inputs: &'a [(usize, Option<Ident>)],
+    /// Whether a `PROCTIME()` column may be named (in the select list).
+    pub(crate) proctime_ok: bool,
 }
 
 impl Resolver<'_> {
@@ -682,12 +697,14 @@ impl Resolver<'_> {
     fn expr(&self, e: &Expr) -> Result<SqlExpr, SqlError> {
         let at = e.span().start;
         if let Some((side, name)) = self.column(e)? {
-            if self.tables[self.inputs[side].0].proctime.as_deref() == Some(name.as_str()) {
+            if !self.proctime_ok
+                && self.tables[self.inputs[side].0].proctime.as_deref() == Some(name.as_str())
+            {
                 // Flink materialises it as the wall clock when the row is processed
                 // (PROCTIME_MATERIALIZE): not a value the simulation gives.
                 return Err(unsupported(
                     at,
-                    "a PROCTIME() column in the query's result or WHERE (its value is the wall clock)",
+                    "a PROCTIME() column in a WHERE (its value is the wall clock when Flink processes the row)",
                 ));
             }
             return Ok(SqlExpr::Col {
