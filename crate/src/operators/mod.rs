@@ -732,6 +732,12 @@ pub trait Operator {
     /// Whether the operator holds no state (checked after the final watermark).
     fn is_empty(&self) -> bool;
 
+    /// Pending timers of stages the operator runs itself (a SESSION window join's window
+    /// TVFs), for the state view beside its own timer service's.
+    fn own_timers(&self) -> Vec<crate::trace::TimerView> {
+        Vec::new()
+    }
+
     /// How many rows the state holds — the sum of `rows` over [`Operator::state`]'s entries —
     /// kept up to date by the operator, so the simulator can track the peak in O(1) per step.
     fn state_rows(&self) -> usize {

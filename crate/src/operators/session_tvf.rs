@@ -467,6 +467,22 @@ impl SessionTvf {
         out
     }
 
+    /// Both TVFs' pending timers, for the state view (the trace shows them as they change).
+    pub fn timers(&self) -> Vec<crate::trace::TimerView> {
+        let mut out = Vec::new();
+        for side in [Side::Left, Side::Right] {
+            for t in self.stages[side.index()].timers.iter() {
+                out.push(crate::trace::TimerView {
+                    key: t.key,
+                    timestamp: t.timestamp,
+                    what: describe(side, t.namespace),
+                    processing: false,
+                });
+            }
+        }
+        out
+    }
+
     /// Rows held by both TVFs.
     pub fn rows(&self) -> usize {
         self.stages[0].rows + self.stages[1].rows
@@ -507,6 +523,56 @@ mod tests {
         let rows: Vec<u32> = em.iter().map(|e| e.row.0).collect();
         assert_eq!(rows, vec![0, 1, 2]);
         assert!(em.iter().all(|e| e.window == (10, 25)));
+    }
+
+    #[test]
+    fn pending_timers_are_listed_for_the_state_view() {
+        let mut tvf = SessionTvf::new(5, SubtaskIndex(0));
+        let mut t = Trace { events: None };
+        // [10, 15) and [20, 25), then 15 merges them into [10, 25): one trigger timer at 24
+        // (the merged windows' timers deleted; the cleanup timer is the same timer).
+        for (i, ts) in [10, 20].into_iter().enumerate() {
+            tvf.process_element(&mut t, Side::Left, KeyId(0), RowId(i as u32), ts);
+        }
+        tvf.process_element(&mut t, Side::Right, KeyId(1), RowId(2), 3);
+        let mut ts: Vec<(i64, String)> = tvf
+            .timers()
+            .into_iter()
+            .map(|t| (t.timestamp, t.what))
+            .collect();
+        ts.sort();
+        assert_eq!(
+            ts,
+            vec![
+                (
+                    7,
+                    "SESSION window TVF (right input): session [3, 8) closes".to_string()
+                ),
+                (
+                    14,
+                    "SESSION window TVF (left input): session [10, 15) closes".to_string()
+                ),
+                (
+                    24,
+                    "SESSION window TVF (left input): session [20, 25) closes".to_string()
+                ),
+            ]
+        );
+        tvf.process_element(&mut t, Side::Left, KeyId(0), RowId(3), 15);
+        let left: Vec<i64> = tvf
+            .timers()
+            .into_iter()
+            .filter(|t| t.what.contains("left"))
+            .map(|t| t.timestamp)
+            .collect();
+        assert_eq!(left, vec![24]);
+        assert!(tvf.timers()[..].iter().any(|t| t.what.contains("[10, 25)")));
+        tvf.advance(&mut t, Side::Left, 24);
+        assert_eq!(
+            tvf.timers().len(),
+            1,
+            "the right input's session is still open"
+        );
     }
 
     #[test]

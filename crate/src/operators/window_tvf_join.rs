@@ -363,6 +363,13 @@ impl Operator for WindowTvfJoin {
         format!("window ending {ns} fires")
     }
 
+    fn own_timers(&self) -> Vec<crate::trace::TimerView> {
+        self.session
+            .as_ref()
+            .map(|s| s.timers())
+            .unwrap_or_default()
+    }
+
     fn state(&self) -> Vec<StateEntry> {
         let mut keys: Vec<&KeyId> = self.keys.keys().collect();
         keys.sort();

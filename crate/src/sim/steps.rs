@@ -176,6 +176,7 @@ impl<O: Operator> Sim<'_, '_, O> {
                 what: O::describe_timer(&t.namespace),
                 processing: true,
             }))
+            .chain(s.op.own_timers())
             .collect();
         sort_timer_views(&mut timers);
         SubtaskState {
