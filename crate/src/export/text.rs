@@ -120,17 +120,13 @@ pub(crate) fn json_value(v: &Value) -> String {
         Value::Long(l) => l.to_string(),
         Value::Double(d) => serde_json::to_string(d).unwrap_or_else(|_| "0".into()),
         Value::Bool(b) => b.to_string(),
+        // A JSON number with the decimal's exact text (read back as a BigDecimal).
+        Value::Decimal(d) => d.to_string(),
     }
 }
 
-pub(crate) fn type_code(t: ColumnType) -> &'static str {
-    match t {
-        ColumnType::String => "string",
-        ColumnType::Int => "int",
-        ColumnType::Long => "long",
-        ColumnType::Double => "double",
-        ColumnType::Boolean => "boolean",
-    }
+pub(crate) fn type_code(t: ColumnType) -> std::borrow::Cow<'static, str> {
+    t.name()
 }
 
 /// `Types.X` for a column type.
@@ -141,6 +137,7 @@ pub(crate) fn flink_type(t: ColumnType) -> &'static str {
         ColumnType::Long => "Types.LONG",
         ColumnType::Double => "Types.DOUBLE",
         ColumnType::Boolean => "Types.BOOLEAN",
+        ColumnType::Decimal(..) => "Types.BIG_DEC",
     }
 }
 

@@ -148,7 +148,7 @@ fn offset(t: &str, ms: i64) -> String {
     }
 }
 
-fn sql_type(t: ColumnType) -> &'static str {
+fn sql_type(t: ColumnType) -> std::borrow::Cow<'static, str> {
     t.sql_name()
 }
 
@@ -165,6 +165,7 @@ fn value_sql(v: &Value, time: bool) -> String {
         Value::Long(i) => i.to_string(),
         Value::Double(d) => format!("{d:?}"),
         Value::Bool(b) => b.to_string().to_ascii_uppercase(),
+        Value::Decimal(d) => d.to_string(),
     }
 }
 
@@ -320,7 +321,7 @@ pub fn script(sc: &Scenario) -> Result<String, Error> {
                 continue;
             }
             let ty = if Some(ci) == schema.time {
-                "TIMESTAMP(3)"
+                "TIMESTAMP(3)".into()
             } else {
                 sql_type(c.ty)
             };
