@@ -72,6 +72,13 @@ pub fn division_type(p1: u8, s1: u8, p2: u8, s2: u8) -> (u8, u8) {
     adjust(p1 - s1 + s2 + s, s)
 }
 
+/// `LogicalTypeMerging.findModuloDecimalType`.
+pub fn modulo_type(p1: u8, s1: u8, p2: u8, s2: u8) -> (u8, u8) {
+    let (p1, s1, p2, s2) = (p1 as i32, s1 as i32, p2 as i32, s2 as i32);
+    let s = s1.max(s2);
+    adjust((p1 - s1).min(p2 - s2) + s, s)
+}
+
 /// `LogicalTypeMerging.findSumAggType`: `DECIMAL(38, s)`.
 pub fn sum_type(s: u8) -> (u8, u8) {
     (MAX_PRECISION, s)
@@ -462,6 +469,44 @@ impl Decimal {
         Ok(from_exact(Exact { neg, mag: q, scale }, p, s))
     }
 
+    /// `DecimalDataUtils.mod` into the type of `findModuloDecimalType`:
+    /// `BigDecimal.remainder(divisor, MathContext(38, HALF_UP))`, the exact remainder with the
+    /// dividend's sign (`ArithmeticException` when the integral quotient needs more than 38
+    /// digits, or the divisor is zero: the job fails).
+    pub fn rem(&self, o: &Decimal) -> Result<Option<Decimal>, String> {
+        if o.unscaled == 0 {
+            return Err("Division by zero (a DECIMAL MOD fails the job)".into());
+        }
+        let (p, s) = modulo_type(self.precision, self.scale, o.precision, o.scale);
+        let (a, b) = (Exact::of(self), Exact::of(o));
+        let sc = a.scale.max(b.scale);
+        let (q, r) = a.mag_at(sc).divmod(&b.mag_at(sc));
+        if q.digits() > MAX_PRECISION as u32 {
+            return Err("Division impossible (a DECIMAL MOD fails the job)".into());
+        }
+        Ok(from_exact(
+            Exact {
+                neg: a.neg,
+                mag: r,
+                scale: sc,
+            },
+            p,
+            s,
+        ))
+    }
+
+    /// The value as a SQL literal that Flink accepts and that gives it back when inserted into
+    /// its column: its text (`1.50`), without the trailing zeros of the scale when the unscaled
+    /// value would not fit a `long` otherwise (Calcite's literal limit).
+    pub fn literal_text(&self) -> String {
+        let mut d = *self;
+        while i64::try_from(d.unscaled).is_err() && d.scale > 0 && d.unscaled % 10 == 0 {
+            d.unscaled /= 10;
+            d.scale -= 1;
+        }
+        d.to_string()
+    }
+
     /// `DecimalDataUtils.negate`: the same type.
     pub fn neg(&self) -> Decimal {
         Decimal {
@@ -554,19 +599,30 @@ impl Decimal {
     /// inserted into such a column: the exact literal (`1.005`, `-12`, `1e2`) is cast with
     /// `fromBigDecimal` (HALF_UP to `s`, NULL when it has too many digits for `p`; a literal
     /// insert checked on Flink 2.3.0: `1.005` into `DECIMAL(10, 2)` is `1.01`, `123456789.5` is
-    /// NULL). A literal of more than 38 digits is Calcite's error.
+    /// NULL). An exact literal whose unscaled value does not fit a `long` is Calcite's error
+    /// (`SqlValidatorImpl.validateLiteral`; on Flink 2.3.0 a 38-digit literal is rejected).
     pub fn parse_literal(text: &str, p: u8, s: u8) -> Result<Option<Decimal>, String> {
         let e = parse_exact(text)?;
-        if e.mag.digits() > MAX_PRECISION as u32 && !e.mag.is_zero() {
+        if !text.contains(['e', 'E']) && e.mag.to_u128().is_none_or(|m| m > i64::MAX as u128) {
             return Err(format!("Numeric literal '{text}' out of range"));
         }
         Ok(from_exact(e, p, s))
     }
 
+    /// Reads any decimal text (`BigDecimal(String)`: digits, a point, an exponent) into
+    /// `DECIMAL(p, s)` with `fromBigDecimal`'s rounding (`None` when it does not fit `p`).
+    pub fn parse_value(text: &str, p: u8, s: u8) -> Result<Option<Decimal>, String> {
+        Ok(from_exact(parse_exact(text)?, p, s))
+    }
+
     /// The type of a numeric literal without exponent (`1.50` is `DECIMAL(3, 2)`, `0.001` is
-    /// `DECIMAL(3, 3)`; Calcite's `SqlLiteral.createExactNumeric`), or an error over 38 digits.
+    /// `DECIMAL(3, 3)`; Calcite's `SqlLiteral.createExactNumeric`), or Calcite's error when its
+    /// unscaled value does not fit a `long` (see [`Decimal::parse_literal`]).
     pub fn literal(text: &str) -> Result<Decimal, String> {
         let e = parse_exact(text)?;
+        if e.mag.to_u128().is_none_or(|m| m > i64::MAX as u128) {
+            return Err(format!("Numeric literal '{text}' out of range"));
+        }
         let scale = e.scale.max(0) as u32;
         let digits = e.mag.digits().max(scale);
         let out = || format!("Numeric literal '{text}' out of range");
@@ -643,7 +699,7 @@ mod tests {
     use super::*;
 
     fn d(text: &str, p: u8, s: u8) -> Decimal {
-        Decimal::parse_literal(text, p, s).unwrap().unwrap()
+        Decimal::parse_value(text, p, s).unwrap().unwrap()
     }
 
     /// `DecimalData.toString` printed by Flink 2.3.0 (conformance/vectors/DecimalCheck.java).
@@ -686,6 +742,13 @@ mod tests {
         assert_eq!(lit("999.5", 3, 0), Ok(None));
         assert_eq!(lit("0.123456", 5, 5), Ok(Some("0.12346".into())));
         assert!(lit("123456789012345678901234567890123456.785", 38, 2).is_err());
+        // Calcite: the unscaled value of an exact literal must fit a long.
+        assert!(lit("1234567890123456789012345678.0123456789", 38, 10).is_err());
+        assert!(lit("999999999.9999999999", 38, 10).is_err());
+        assert_eq!(
+            lit("123456789.0123456789", 38, 10),
+            Ok(Some("123456789.0123456789".into()))
+        );
         assert!(lit("1.2.3", 10, 2).is_err());
         assert!(lit("", 10, 2).is_err());
         assert!(lit("abc", 10, 2).is_err());

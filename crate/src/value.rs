@@ -174,8 +174,9 @@ impl Value {
                 _ => return Err(format!("{text:?} is not true or false")),
             },
             // As an INSERT of the literal into the column: HALF_UP to the scale, NULL when
-            // too many integral digits for the precision (see `Decimal::parse_literal`).
-            ColumnType::Decimal(p, s) => match Decimal::parse_literal(text, p, s)? {
+            // too many integral digits for the precision (see `Decimal::parse_literal`; the
+            // text need not be a valid SQL literal: a stored value may have more digits).
+            ColumnType::Decimal(p, s) => match Decimal::parse_value(text, p, s)? {
                 Some(d) => Value::Decimal(d),
                 None => Value::Null,
             },

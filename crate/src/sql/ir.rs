@@ -6,6 +6,7 @@
 //! the operator's spec. An output row is the left row's columns then the right row's, with a
 //! missing side all NULL (an outer join's padding, `OuterJoinPaddingUtil`).
 
+use crate::decimal::Decimal;
 use crate::value::Value;
 use serde::{Deserialize, Serialize};
 
@@ -40,7 +41,8 @@ pub struct SelectItem {
 ///
 /// In a scenario document an expression is one string in prefix form: a column `c0:name`
 /// (left input) or `c1:name` (right), literals `null`, `true`, `false`, `'text'` (`''` is a
-/// quote), `i:5` (INT), `l:5` (BIGINT), `d:1.5` (DOUBLE), `ts:MS` (TIMESTAMP), an interval
+/// quote), `i:5` (INT), `l:5` (BIGINT), `d:1.5` (DOUBLE), `dec:1.50` (DECIMAL(3, 2), the
+/// literal's digits giving its type), `ts:MS` (TIMESTAMP), an interval
 /// `iv:MS`, and calls `(op args…)` with `op` one of `+ - * / % = <> < <= > >= and or ||`,
 /// `not`, `neg`, `is_null`, `is_not_null`, `coalesce`, `cast:TYPE`, and
 /// `(case c1 v1 c2 v2 … [else e])`; a name with other characters than letters, digits and
@@ -95,6 +97,8 @@ pub enum Literal {
     Bool(bool),
     /// `TIMESTAMP '…'` as epoch milliseconds.
     Timestamp(i64),
+    /// An exact numeric literal with a point (`1.50`, `DECIMAL(3, 2)`).
+    Decimal(crate::decimal::Decimal),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -186,9 +190,11 @@ fn truth(v: &EvalValue) -> Option<bool> {
     }
 }
 
+/// A numeric operand: an `INT` (`false`) or `BIGINT` (`true`), a `DOUBLE`, a `DECIMAL`.
 enum Num {
     I(i64, bool),
     F(f64),
+    D(Decimal),
 }
 
 fn num(v: &EvalValue) -> Option<Num> {
@@ -196,8 +202,25 @@ fn num(v: &EvalValue) -> Option<Num> {
         EvalValue::V(Value::Int(i)) => Some(Num::I(*i as i64, false)),
         EvalValue::V(Value::Long(i)) => Some(Num::I(*i, true)),
         EvalValue::V(Value::Double(d)) => Some(Num::F(*d)),
+        EvalValue::V(Value::Decimal(d)) => Some(Num::D(*d)),
         _ => None,
     }
+}
+
+/// An exact operand as a decimal: an integer has the type Calcite gives it in decimal
+/// arithmetic (`INT` is `DECIMAL(10, 0)`, `BIGINT` `DECIMAL(19, 0)`); `None` for a `DOUBLE`.
+fn as_dec(n: &Num) -> Option<Decimal> {
+    match n {
+        Num::I(i, true) => Some(crate::decimal::of_long(*i)),
+        Num::I(i, false) => Some(crate::decimal::of_int(*i as i32)),
+        Num::D(d) => Some(*d),
+        Num::F(_) => None,
+    }
+}
+
+fn dec_value(d: Option<Decimal>) -> EvalValue {
+    // NULL where the exact result has more digits than its type (DecimalData.fromBigDecimal).
+    d.map_or(null(), |d| EvalValue::V(Value::Decimal(d)))
 }
 
 impl SqlExpr {
@@ -232,6 +255,7 @@ impl SqlExpr {
                 Literal::Str(v) => EvalValue::V(Value::Str(v.clone())),
                 Literal::Bool(v) => EvalValue::V(Value::Bool(*v)),
                 Literal::Timestamp(v) => EvalValue::Ts(*v),
+                Literal::Decimal(d) => EvalValue::V(Value::Decimal(*d)),
             },
             SqlExpr::Interval(ms) => EvalValue::V(Value::Long(*ms)),
             SqlExpr::Not(e) => match truth(&e.eval(row)?) {
@@ -242,6 +266,7 @@ impl SqlExpr {
                 Some(Num::I(i, true)) => EvalValue::V(Value::Long(i.wrapping_neg())),
                 Some(Num::I(i, false)) => EvalValue::V(Value::Int((i as i32).wrapping_neg())),
                 Some(Num::F(f)) => EvalValue::V(Value::Double(-f)),
+                Some(Num::D(d)) => EvalValue::V(Value::Decimal(d.neg())),
                 None => null(),
             },
             SqlExpr::IsNull { expr, negated } => {
@@ -267,7 +292,7 @@ impl SqlExpr {
                 }
                 null()
             }
-            SqlExpr::Cast { expr, ty } => cast(expr.eval(row)?, ty),
+            SqlExpr::Cast { expr, ty } => cast(expr.eval(row)?, ty)?,
             SqlExpr::Bin { op, left, right } => {
                 let l = left.eval(row)?;
                 // AND / OR: three-valued logic (a FALSE / TRUE side decides alone).
@@ -319,6 +344,14 @@ fn binary(op: BinOp, l: EvalValue, r: EvalValue) -> Result<EvalValue, String> {
                 (EvalValue::V(Value::Str(a)), EvalValue::V(Value::Str(b))) => a.cmp(b),
                 (EvalValue::V(Value::Bool(a)), EvalValue::V(Value::Bool(b))) => a.cmp(b),
                 _ => match (num(&l), num(&r)) {
+                    (Some(Num::I(a, _)), Some(Num::I(b, _))) => a.cmp(&b),
+                    // DECIMAL with DECIMAL or an integer: exact (DecimalData.compareTo).
+                    (Some(a), Some(b)) if as_dec(&a).is_some() && as_dec(&b).is_some() => {
+                        match (as_dec(&a), as_dec(&b)) {
+                            (Some(a), Some(b)) => a.compare(&b),
+                            _ => Ordering::Equal,
+                        }
+                    }
                     (Some(a), Some(b)) => {
                         let (a, b) = (as_f(&a), as_f(&b));
                         a.partial_cmp(&b).unwrap_or(Ordering::Equal)
@@ -356,6 +389,19 @@ fn binary(op: BinOp, l: EvalValue, r: EvalValue) -> Result<EvalValue, String> {
                         EvalValue::V(Value::Int(v as i32))
                     }
                 }
+                // DECIMAL arithmetic (DecimalDataUtils) when no operand is a DOUBLE.
+                (Some(a), Some(b)) if as_dec(&a).is_some() && as_dec(&b).is_some() => {
+                    let (Some(a), Some(b)) = (as_dec(&a), as_dec(&b)) else {
+                        return Ok(null());
+                    };
+                    match op {
+                        BinOp::Add => dec_value(a.add(&b)),
+                        BinOp::Sub => dec_value(a.sub(&b)),
+                        BinOp::Mul => dec_value(a.mul(&b)),
+                        BinOp::Div => dec_value(a.div(&b)?),
+                        _ => dec_value(a.rem(&b)?),
+                    }
+                }
                 (Some(a), Some(b)) => {
                     let (a, b) = (as_f(&a), as_f(&b));
                     EvalValue::V(Value::Double(match op {
@@ -382,6 +428,8 @@ fn as_f(n: &Num) -> f64 {
     match n {
         Num::I(i, _) => *i as f64,
         Num::F(f) => *f,
+        // DecimalDataUtils.doubleValue.
+        Num::D(d) => d.to_f64(),
     }
 }
 
@@ -404,17 +452,34 @@ pub fn timestamp_text(ms: i64) -> String {
     }
 }
 
-fn cast(v: EvalValue, ty: &str) -> EvalValue {
+fn cast(v: EvalValue, ty: &str) -> Result<EvalValue, String> {
     if is_null(&v) {
-        return v;
+        return Ok(v);
     }
     let s = text(&v);
     let n = num(&v);
-    match ty {
+    if let Some(crate::value::ColumnType::Decimal(p, sc)) =
+        crate::value::ColumnType::parse(ty).filter(|_| ty.starts_with("DECIMAL"))
+    {
+        // DecimalDataUtils.castFrom / castToDecimal: HALF_UP to the scale, NULL when too long.
+        return match n.as_ref().and_then(as_dec) {
+            Some(d) => Ok(dec_value(d.cast(p, sc))),
+            None => Err(format!(
+                "CAST of {} to {ty} is not simulated",
+                match n {
+                    Some(Num::F(_)) => "a DOUBLE",
+                    _ => "this value",
+                }
+            )),
+        };
+    }
+    Ok(match ty {
         "STRING" => EvalValue::V(Value::Str(s)),
         "INT" => match n {
             Some(Num::I(i, _)) => EvalValue::V(Value::Int(i as i32)),
             Some(Num::F(f)) => EvalValue::V(Value::Int(f as i32)),
+            // DecimalDataUtils.castToIntegral, then Java's (int) of the long.
+            Some(Num::D(d)) => EvalValue::V(Value::Int(d.to_long() as i32)),
             None => s
                 .trim()
                 .parse()
@@ -426,6 +491,7 @@ fn cast(v: EvalValue, ty: &str) -> EvalValue {
             (_, EvalValue::Ts(ms)) => EvalValue::V(Value::Long(*ms)),
             (Some(Num::I(i, _)), _) => EvalValue::V(Value::Long(i)),
             (Some(Num::F(f)), _) => EvalValue::V(Value::Long(f as i64)),
+            (Some(Num::D(d)), _) => EvalValue::V(Value::Long(d.to_long())),
             _ => s
                 .trim()
                 .parse()
@@ -442,13 +508,17 @@ fn cast(v: EvalValue, ty: &str) -> EvalValue {
                 .map(EvalValue::V)
                 .unwrap_or(null()),
         },
+        // DecimalDataUtils.castToBoolean: not zero.
+        "BOOLEAN" if matches!(n, Some(Num::D(_))) => {
+            EvalValue::V(Value::Bool(!matches!(n, Some(Num::D(d)) if d.is_zero())))
+        }
         "BOOLEAN" => match s.trim().to_ascii_lowercase().as_str() {
             "true" => EvalValue::V(Value::Bool(true)),
             "false" => EvalValue::V(Value::Bool(false)),
             _ => null(),
         },
         _ => v,
-    }
+    })
 }
 
 /// An evaluated value as the result carries it: a typed value (serialized as a JSON number,
@@ -491,6 +561,7 @@ impl std::fmt::Display for SqlExpr {
                 Literal::Double(d) => write!(f, "d:{d:?}"),
                 Literal::Str(s) => write!(f, "{}", quoted(s)),
                 Literal::Timestamp(ms) => write!(f, "ts:{ms}"),
+                Literal::Decimal(d) => write!(f, "dec:{d}"),
             },
             SqlExpr::Interval(ms) => write!(f, "iv:{ms}"),
             SqlExpr::Bin { op, left, right } => list(f, op.sql_lower(), &[left, right]),
@@ -594,6 +665,8 @@ fn parse_expr(t: &[String], i: &mut usize, depth: usize) -> Result<SqlExpr, Stri
             SqlExpr::Lit(Literal::Double(
                 v.parse().map_err(|_| format!("bad DOUBLE {w:?}"))?,
             ))
+        } else if let Some(v) = w.strip_prefix("dec:") {
+            SqlExpr::Lit(Literal::Decimal(crate::decimal::Decimal::literal(v)?))
         } else if let Some(v) = w.strip_prefix("ts:") {
             SqlExpr::Lit(Literal::Timestamp(num(v)?))
         } else if let Some(v) = w.strip_prefix("iv:") {

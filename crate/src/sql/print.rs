@@ -165,7 +165,7 @@ fn value_sql(v: &Value, time: bool) -> String {
         Value::Long(i) => i.to_string(),
         Value::Double(d) => format!("{d:?}"),
         Value::Bool(b) => b.to_string().to_ascii_uppercase(),
-        Value::Decimal(d) => d.to_string(),
+        Value::Decimal(d) => d.literal_text(),
     }
 }
 
@@ -601,6 +601,7 @@ pub(crate) fn expr(e: &SqlExpr) -> String {
             Literal::Int(i) => i.to_string(),
             Literal::Long(i) => i.to_string(),
             Literal::Double(d) => format!("{d:?}"),
+            Literal::Decimal(d) => d.to_string(),
             Literal::Str(s) => quote(s),
             Literal::Bool(b) => b.to_string().to_ascii_uppercase(),
             Literal::Timestamp(ms) => format!("TIMESTAMP '{}'", crate::time::format_datetime(*ms)),

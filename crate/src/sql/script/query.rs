@@ -588,6 +588,26 @@ impl Resolver<'_> {
         {
             if let (Some((sa, a)), Some((sb, b))) = (self.column(left)?, self.column(right)?) {
                 if sa != sb && !self.is_time_attr(sa, &a) {
+                    // Keys of different DECIMAL types are both cast to their common type
+                    // before the exchange, which then hashes that type's bytes.
+                    let ty = |side: usize, n: &str| {
+                        self.tables[self.inputs[side].0]
+                            .columns
+                            .iter()
+                            .find(|(c, _, _)| c == n)
+                            .map(|(_, t, _)| *t)
+                    };
+                    let (ta, tb) = (ty(sa, &a), ty(sb, &b));
+                    if ta != tb
+                        && [ta, tb]
+                            .iter()
+                            .any(|t| matches!(t, Some(SqlType::Decimal(..))))
+                    {
+                        return Err(unsupported(
+                            e.span().start,
+                            "a join key equality of columns of different types where one is a DECIMAL (declare both with the same DECIMAL(p, s))",
+                        ));
+                    }
                     return Ok(Some(if sa == 0 { (a, b) } else { (b, a) }));
                 }
             }
@@ -774,12 +794,8 @@ impl Resolver<'_> {
                 expr, data_type, ..
             } => {
                 let ty = match sql_type(data_type, at)? {
-                    SqlType::Int => "INT",
-                    SqlType::Bigint => "BIGINT",
-                    SqlType::String => "STRING",
-                    SqlType::Double => "DOUBLE",
-                    SqlType::Boolean => "BOOLEAN",
                     SqlType::Timestamp { .. } => return Err(unsupported(at, "CAST to TIMESTAMP")),
+                    t => t.sql_name(),
                 };
                 SqlExpr::Cast {
                     expr: b(expr)?,
