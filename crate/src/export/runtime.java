@@ -874,6 +874,9 @@
                 }
                 return b.append('"').toString();
             }
+            if (v instanceof java.math.BigDecimal) {
+                return ((java.math.BigDecimal) v).toPlainString(); // DecimalData.toString's form
+            }
             return v.toString();
         }
 
