@@ -1445,3 +1445,50 @@ fn computed_rowtime_window_joins() {
     assert_eq!(got, want);
     round_trip(&strip(sc), "computed rowtime, window full join");
 }
+
+/// DECIMAL arithmetic, comparisons, CASTs, CASE / COALESCE common types and mixing with INT and
+/// DOUBLE, each result printed as real Flink 2.3.0 printed it: the expected rows are the
+/// `JL|OUT` lines of this script's job (`conformance/run.py --only`, BigDecimal's
+/// `toPlainString`; match), except that Java printed the three DOUBLEs of row 3 as
+/// `9.999999999E7`, `9.999999899E7`, `-9.999999999E7`. The INSERT literals are rounded as
+/// Flink's INSERT rounds them (`123456789012345.6789` into `DECIMAL(20, 5)`); `CAST(b AS
+/// DECIMAL(5, 1))` of row 2 overflows to NULL; `/` and `%` are `DecimalDataUtils.divide`/`mod`.
+#[test]
+fn decimal_expressions_match_flink() {
+    let script = r#"CREATE TABLE L (k INT, a DECIMAL(10, 2), b DECIMAL(20, 5), i INT, x DOUBLE);
+CREATE TABLE R (k INT, c DECIMAL(38, 10), d DECIMAL(5, 3));
+INSERT INTO L VALUES
+  (1, 1.50, 2.12345, 3, 0.1),
+  (2, -7.25, 123456789012345.6789, -4, 2.5),
+  (3, 99999999.99, 0.00001, 7, -1.0),
+  (4, 0.01, -0.5, 0, 3.0);
+INSERT INTO R VALUES
+  (1, 3.1415926535, 0.333),
+  (2, -0.0000000001, -2.5),
+  (3, 123456789.0123456789, 99.999),
+  (4, 7, 0.001);
+SELECT L.k, a + b AS s1, a - c AS s2, a * d AS m1, a / d AS d1, c / a AS d2, b / d AS d3,
+  a % d AS r1, b * c AS m2, a * c AS m3, -a AS n1, a > c AS g1, a = d AS e1, a <> i AS e2,
+  CAST(a AS INT) AS ci, CAST(c AS BIGINT) AS cb, CAST(a AS DOUBLE) AS cd, CAST(b AS STRING) AS cs,
+  CAST(b AS DECIMAL(5, 1)) AS cdec, CAST(i AS DECIMAL(4, 2)) AS cidec, a + i AS ai, a * 1.5 AS al,
+  a / 3 AS a3, i / a AS ia, a + x AS ax, a * x AS amx, c > x AS cx, COALESCE(a, b) AS co,
+  CASE WHEN a > 0 THEN a ELSE d END AS cw, COALESCE(i, 7.5) AS ci2, CASE WHEN i > 0 THEN i ELSE x END AS cix, COALESCE(c, a, i) AS c3
+FROM L JOIN R ON L.k = R.k;"#;
+    let r = joinlab::run(&sql_to_scenario(script).unwrap(), false).unwrap();
+    let got: Vec<String> = r
+        .outputs
+        .iter()
+        .map(|o| serde_json::to_string(&o.values).unwrap())
+        .collect();
+    let want = [
+        r#"[1,3.62345,-1.641592654,0.49950,4.50450450,2.09439510,6.37672672673,0.168,6.671015,4.712389,-1.50,false,false,true,1,3,1.5,"2.12345",2.1,3.00,4.50,2.250,0.5000000000000,2.00000000000,1.6,0.15000000000000002,true,1.50000,1.500,3.0,3.0,3.1415926535]"#,
+        r#"[2,123456789012338.42890,-7.250000000,18.12500,2.90000000,0.00000000,-49382715604938.27156000000,-2.250,-12345.678901,0.000000,7.25,false,false,true,-7,0,-7.25,"123456789012345.67890",null,-4.00,-11.25,-10.875,-2.4166666666667,0.55172413793,-4.75,-18.125,false,-7.25000,-2.500,-4.0,2.5,-0.0000000001]"#,
+        r#"[3,99999999.99001,-23456789.022345679,9999899999.00001,1000010.00000000,1.23456789,0.00000010000,0.000,1234.567890,12345678899999999.999877,-99999999.99,false,false,true,99999999,123456789,99999999.99,"0.00001",0.0,7.00,100000006.99,149999999.985,33333333.3300000000000,0.00000007000,99999998.99,-99999999.99,true,99999999.99000,99999999.990,7.0,7.0,123456789.0123456789]"#,
+        r#"[4,-0.49000,-6.990000000,0.00001,10.00000000,700.00000000,-500.00000000000,0.000,-3.500000,0.070000,-0.01,false,false,true,0,7,0.01,"-0.50000",-0.5,0.00,0.01,0.015,0.0033333333333,0.00000000000,3.01,0.03,true,0.01000,0.010,0.0,3.0,7.0000000000]"#,
+    ];
+    assert_eq!(got, want);
+    // The printed script reads back to the same scenario.
+    let sc = sql_to_scenario(script).unwrap();
+    let printed = scenario_to_sql(&sc).unwrap();
+    assert_eq!(sql_to_scenario(&printed).unwrap(), sc, "{printed}");
+}

@@ -44,7 +44,7 @@ pub struct SelectItem {
 /// quote), `i:5` (INT), `l:5` (BIGINT), `d:1.5` (DOUBLE), `dec:1.50` (DECIMAL(3, 2), the
 /// literal's digits giving its type), `ts:MS` (TIMESTAMP), an interval
 /// `iv:MS`, and calls `(op args…)` with `op` one of `+ - * / % = <> < <= > >= and or ||`,
-/// `not`, `neg`, `is_null`, `is_not_null`, `coalesce`, `cast:TYPE`, and
+/// `not`, `neg`, `is_null`, `is_not_null`, `coalesce`, `cast:TYPE`, `common:TYPE`, and
 /// `(case c1 v1 c2 v2 … [else e])`; a name with other characters than letters, digits and
 /// `_` is quoted: `c0:'log id'`. E.g. `(and (> c0:v i:15) (<> c0:v i:30))`. Read and written
 /// by hand through a string: the engine's wasm module reads it, and serde's derived code for a
@@ -79,8 +79,16 @@ pub enum SqlExpr {
         otherwise: Option<Box<SqlExpr>>,
     },
     Coalesce(Vec<SqlExpr>),
-    /// `CAST(e AS t)`; `t` is `INT`, `BIGINT`, `DOUBLE`, `STRING`, `BOOLEAN`.
+    /// `CAST(e AS t)`; `t` is `INT`, `BIGINT`, `DOUBLE`, `STRING`, `BOOLEAN`, `DECIMAL(p, s)`.
     Cast {
+        expr: Box<SqlExpr>,
+        ty: String,
+    },
+    /// A `CASE` or `COALESCE` whose numeric branches have different types, cast to their
+    /// common type (the planner's least restrictive type, `LogicalTypeMerging.findCommonType`:
+    /// `COALESCE(DECIMAL(10, 2), DECIMAL(20, 5))` is a `DECIMAL(20, 5)` and prints `1.50000`).
+    /// Derived from the query when a script is read and printed as the expression alone.
+    Common {
         expr: Box<SqlExpr>,
         ty: String,
     },
@@ -292,7 +300,7 @@ impl SqlExpr {
                 }
                 null()
             }
-            SqlExpr::Cast { expr, ty } => cast(expr.eval(row)?, ty)?,
+            SqlExpr::Cast { expr, ty } | SqlExpr::Common { expr, ty } => cast(expr.eval(row)?, ty)?,
             SqlExpr::Bin { op, left, right } => {
                 let l = left.eval(row)?;
                 // AND / OR: three-valued logic (a FALSE / TRUE side decides alone).
@@ -530,6 +538,28 @@ pub fn to_value(v: EvalValue) -> Value {
     }
 }
 
+/// A type in the prefix form, one word: `DECIMAL(10, 2)` is `DECIMAL_10_2`.
+fn type_token(ty: &str) -> String {
+    match crate::value::ColumnType::parse(ty) {
+        Some(crate::value::ColumnType::Decimal(p, s)) if ty.starts_with("DECIMAL") => {
+            format!("DECIMAL_{p}_{s}")
+        }
+        _ => ty.to_string(),
+    }
+}
+
+/// See [`type_token`].
+fn type_of_token(tok: &str) -> String {
+    let mut it = tok
+        .strip_prefix("DECIMAL_")
+        .into_iter()
+        .flat_map(|r| r.split('_'));
+    match (it.next(), it.next(), it.next()) {
+        (Some(p), Some(s), None) => format!("DECIMAL({p}, {s})"),
+        _ => tok.to_string(),
+    }
+}
+
 fn quoted(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
@@ -571,7 +601,8 @@ impl std::fmt::Display for SqlExpr {
                 list(f, if *negated { "is_not_null" } else { "is_null" }, &[expr])
             }
             SqlExpr::Coalesce(a) => list(f, "coalesce", &a.iter().collect::<Vec<_>>()),
-            SqlExpr::Cast { expr, ty } => list(f, &format!("cast:{ty}"), &[expr]),
+            SqlExpr::Cast { expr, ty } => list(f, &format!("cast:{}", type_token(ty)), &[expr]),
+            SqlExpr::Common { expr, ty } => list(f, &format!("common:{}", type_token(ty)), &[expr]),
             SqlExpr::Case { when, otherwise } => {
                 write!(f, "(case")?;
                 for (c, v) in when {
@@ -729,7 +760,11 @@ fn parse_expr(t: &[String], i: &mut usize, depth: usize) -> Result<SqlExpr, Stri
         }
         _ if op.starts_with("cast:") => SqlExpr::Cast {
             expr: one(args)?,
-            ty: op[5..].to_string(),
+            ty: type_of_token(&op[5..]),
+        },
+        _ if op.starts_with("common:") => SqlExpr::Common {
+            expr: one(args)?,
+            ty: type_of_token(&op[7..]),
         },
         _ => {
             let b = BinOp::ALL

@@ -638,6 +638,8 @@ pub(crate) fn expr(e: &SqlExpr) -> String {
             args.iter().map(expr).collect::<Vec<_>>().join(", ")
         ),
         SqlExpr::Cast { expr: x, ty } => format!("CAST({} AS {ty})", expr(x)),
+        // Implicit: reading the script derives it again.
+        SqlExpr::Common { expr: x, .. } => expr(x),
     }
 }
 
