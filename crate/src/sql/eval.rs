@@ -142,6 +142,25 @@ pub fn project(plan: &Plan, result: &mut RunResult, row_windows: &[Option<[i64; 
     }
 }
 
+/// Fills `column_scales`: the scale of each column's DECIMAL values (one column has one type,
+/// so its first DECIMAL value tells it). Called once the outputs have their `values`.
+pub fn decimal_scales(result: &mut RunResult) {
+    if result.columns.is_empty() {
+        return;
+    }
+    let mut scales: Vec<Option<u8>> = vec![None; result.columns.len()];
+    for o in &result.outputs {
+        for (slot, v) in scales.iter_mut().zip(o.values.iter().flatten()) {
+            if let (None, SqlValue::Decimal(d)) = (&slot, v) {
+                *slot = Some(d.scale);
+            }
+        }
+    }
+    if scales.iter().any(Option::is_some) {
+        result.column_scales = scales;
+    }
+}
+
 /// An evaluated expression as a result value (a time attribute as a `TIMESTAMP(3)`).
 fn to_sql_value(v: EvalValue) -> SqlValue {
     match v {

@@ -31,6 +31,12 @@ settings: Settings, parallelism: number, operator_parallelism: number, max_paral
  */
 columns: Array<string>, 
 /**
+ * The scale of each of `columns` that holds `DECIMAL` values (`null` for the others);
+ * empty when none does. A JSON number loses a decimal's trailing zeros once parsed
+ * (`1.50` becomes `1.5`): the page prints it back with its scale, as Flink does.
+ */
+column_scales: Array<number | null>, 
+/**
  * The outputs in emission order: a slice of [`Output`] to code that reads them, kept as
  * the simulator's compact rows and written as JSON from those ([`crate::outputs`]).
  */
