@@ -149,12 +149,20 @@ pub fn decimal_scales(result: &mut RunResult) {
         return;
     }
     let mut scales: Vec<Option<u8>> = vec![None; result.columns.len()];
-    for o in &result.outputs {
-        for (slot, v) in scales.iter_mut().zip(o.values.iter().flatten()) {
+    let mut note = |values: &[SqlValue]| {
+        for (slot, v) in scales.iter_mut().zip(values) {
             if let (None, SqlValue::Decimal(d)) = (&slot, v) {
                 *slot = Some(d.scale);
             }
         }
+    };
+    // Read from the compact outputs where they are not built yet (building them costs).
+    match result.outputs.views() {
+        Some(views) => views.filter_map(|o| o.values).for_each(&mut note),
+        None => (&result.outputs)
+            .into_iter()
+            .filter_map(|o| o.values.as_deref())
+            .for_each(&mut note),
     }
     if scales.iter().any(Option::is_some) {
         result.column_scales = scales;
