@@ -9,7 +9,7 @@ VENV="${XDG_CACHE_HOME:-$HOME/.cache}/joinlab-flink-venv"
 L=$(ls -d "$VENV"/lib/python3*/site-packages/pyflink/lib | head -1)
 OUT=../../target/vectors
 mkdir -p "$OUT"
-javac -d "$OUT" -cp "$L/*" PartitionCheck.java JavaHashCheck.java JavaMapCheck.java TimerCheck.java SqlJoinRouting.java DecimalCheck.java
+javac -d "$OUT" -cp "$L/*" PartitionCheck.java JavaHashCheck.java JavaMapCheck.java TimerCheck.java SqlJoinRouting.java DecimalCheck.java DecimalJoinRouting.java
 cd "$OUT"
 java -cp "$L/*:." PartitionCheck > partition_vectors.txt      # partition.rs
 java -cp "$L/*:." JavaHashCheck > javahash_vectors.txt        # javahash.rs
@@ -20,4 +20,7 @@ java -cp "$L/*:." DecimalCheck > decimal_vectors.txt          # decimal.rs, java
 java --add-opens java.base/java.util=ALL-UNNAMED --add-opens java.base/java.lang=ALL-UNNAMED \
   -cp "$L/*:." SqlJoinRouting > sqljoin_out.txt 2> sqljoin_err.txt
 grep '^ROW' sqljoin_out.txt | head -3
+# The same for DECIMAL join keys, compact and wide, with a NULL key (javahash.rs).
+java --add-opens java.base/java.util=ALL-UNNAMED --add-opens java.base/java.lang=ALL-UNNAMED \
+  -cp "$L/*:." DecimalJoinRouting > decimaljoin_out.txt 2> decimaljoin_err.txt
 echo "vectors written to target/vectors/"

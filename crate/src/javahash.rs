@@ -487,6 +487,37 @@ mod tests {
         }
     }
 
+    /// Subtask of each DECIMAL join key in a real Flink 2.3.0 SQL LEFT JOIN at parallelism 4
+    /// (max parallelism 128; conformance/vectors/DecimalJoinRouting.java), for a compact
+    /// `DECIMAL(10, 2)` key and a wide `DECIMAL(20, 3)` one. The NULL key goes to subtask 3 as
+    /// a compact decimal (a bare null bit) and to subtask 1 as a wide one (its 16 reserved
+    /// bytes: `writeDecimal(i, null, p)`).
+    #[test]
+    fn real_sql_join_routes_decimal_keys_like_sql_key_hash() {
+        use crate::decimal::Decimal;
+        use crate::partition::{subtask_for_hash, SubtaskIndex};
+        use crate::value::ColumnType;
+        #[rustfmt::skip]
+        let cases: &[(u8, u8, &[(Option<&str>, u32)])] = &[
+            (10, 2, &[(Some("1.50"), 3), (Some("2.25"), 1), (Some("-3.10"), 3), (Some("10.00"), 3), (Some("0.01"), 2), (Some("123.45"), 2), (Some("-0.50"), 0), (Some("99999999.99"), 3), (Some("7.00"), 1), (Some("42.42"), 0), (Some("0"), 3), (Some("-1"), 0), (None, 3)]),
+            (20, 3, &[(Some("1.50"), 2), (Some("2.25"), 2), (Some("-3.10"), 3), (Some("10.00"), 0), (Some("0.01"), 1), (Some("123.45"), 2), (Some("-0.50"), 3), (Some("99999999.99"), 1), (Some("7.00"), 2), (Some("42.42"), 2), (Some("0"), 1), (Some("-1"), 3), (None, 1)]),
+        ];
+        for &(p, s, keys) in cases {
+            for &(k, subtask) in keys {
+                let v = match k {
+                    Some(t) => Value::Decimal(Decimal::parse_value(t, p, s).unwrap().unwrap()),
+                    None => Value::Null,
+                };
+                let h = sql_key_hash_typed(&[v], &[ColumnType::Decimal(p, s)]);
+                assert_eq!(
+                    subtask_for_hash(h, 128, 4),
+                    SubtaskIndex(subtask),
+                    "{k:?} as DECIMAL({p}, {s})"
+                );
+            }
+        }
+    }
+
     /// Subtask of each join key in a real Flink 2.3.0 SQL job (conformance/vectors/SqlJoinRouting.java):
     /// `SELECT … FROM L JOIN R ON L.k = R.k` at parallelism 4 (max parallelism 128), the subtask
     /// index read in a map forward-connected to the join. Keys: `k VARCHAR(21)`; `k INT`;

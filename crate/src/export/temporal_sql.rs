@@ -360,6 +360,7 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
         "        tEnv.createTemporaryView({}, tEnv.fromDataStream({lv}, Schema.newBuilder()",
         jstr(&l.name)
     );
+    m.push_str(&super::text::declared_columns(l));
     if lookup {
         let _ = writeln!(
             m,

@@ -129,6 +129,33 @@ pub(crate) fn type_code(t: ColumnType) -> std::borrow::Cow<'static, str> {
     t.name()
 }
 
+/// For a stream with a `DECIMAL(p, s)` column, the `Schema` lines declaring every physical
+/// column with its SQL type (`.column("price", DataTypes.DECIMAL(10, 2))`): the DataStream's
+/// `BigDecimal` field is otherwise a `DECIMAL(38, 18)` column (`Types.BIG_DEC`), whose results
+/// have other types and print other digits. Empty for a stream without one.
+pub(crate) fn declared_columns(s: &crate::parse::Schema) -> String {
+    if !s
+        .columns
+        .iter()
+        .any(|c| matches!(c.ty, ColumnType::Decimal(..)))
+    {
+        return String::new();
+    }
+    s.columns
+        .iter()
+        .map(|c| {
+            let ty = match c.ty {
+                ColumnType::Decimal(p, sc) => format!("DECIMAL({p}, {sc})"),
+                t => format!("{}()", t.sql_name()),
+            };
+            format!(
+                "                .column({}, DataTypes.{ty})\n",
+                jstr(&c.name)
+            )
+        })
+        .collect()
+}
+
 /// `Types.X` for a column type.
 pub(crate) fn flink_type(t: ColumnType) -> &'static str {
     match t {
