@@ -497,8 +497,9 @@ mod tests {
         use crate::decimal::Decimal;
         use crate::partition::{subtask_for_hash, SubtaskIndex};
         use crate::value::ColumnType;
+        type Keys<'a> = &'a [(Option<&'a str>, u32)];
         #[rustfmt::skip]
-        let cases: &[(u8, u8, &[(Option<&str>, u32)])] = &[
+        let cases: &[(u8, u8, Keys)] = &[
             (10, 2, &[(Some("1.50"), 3), (Some("2.25"), 1), (Some("-3.10"), 3), (Some("10.00"), 3), (Some("0.01"), 2), (Some("123.45"), 2), (Some("-0.50"), 0), (Some("99999999.99"), 3), (Some("7.00"), 1), (Some("42.42"), 0), (Some("0"), 3), (Some("-1"), 0), (None, 3)]),
             (20, 3, &[(Some("1.50"), 2), (Some("2.25"), 2), (Some("-3.10"), 3), (Some("10.00"), 0), (Some("0.01"), 1), (Some("123.45"), 2), (Some("-0.50"), 3), (Some("99999999.99"), 1), (Some("7.00"), 2), (Some("42.42"), 2), (Some("0"), 1), (Some("-1"), 3), (None, 1)]),
         ];
