@@ -928,12 +928,27 @@ impl Resolver<'_> {
             Expr::Cast {
                 expr, data_type, ..
             } => {
-                let ty = match sql_type(data_type, at)? {
+                let target = sql_type(data_type, at)?;
+                let ty = match target {
                     SqlType::Timestamp { .. } => return Err(unsupported(at, "CAST to TIMESTAMP")),
                     t => t.sql_name(),
                 };
+                let inner = b(expr)?;
+                if let SqlType::Decimal(..) = target {
+                    // DOUBLE -> DECIMAL goes through Java 17's Double.toString
+                    // (DecimalDataUtils.castFrom(double)), whose digits Rust's shortest form does
+                    // not always match; STRING and BOOLEAN casts have rules of their own.
+                    if let Some(from @ (SqlType::Double | SqlType::String | SqlType::Boolean)) =
+                        self.static_type(&inner)
+                    {
+                        return Err(unsupported(
+                            at,
+                            &format!("a CAST of a {} to {ty}", from.sql_name()),
+                        ));
+                    }
+                }
                 SqlExpr::Cast {
-                    expr: b(expr)?,
+                    expr: inner,
                     ty: ty.into(),
                 }
             }
