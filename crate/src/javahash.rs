@@ -447,8 +447,9 @@ mod tests {
     fn sql_key_hash_of_decimals_matches_flink() {
         use crate::decimal::Decimal;
         use crate::value::ColumnType;
-        let dec =
-            |t: &str, p: u8, s: u8| Value::Decimal(Decimal::parse_value(t, p, s).unwrap().unwrap());
+        let dec = |t: &str, p: u8, s: u8| {
+            Value::Decimal(Box::new(Decimal::parse_value(t, p, s).unwrap().unwrap()))
+        };
         #[rustfmt::skip]
         let cases: Vec<(Vec<Value>, Vec<ColumnType>, i32, &str)> = vec![
             (vec![dec("1.50", 10, 2)], vec![], -616511498, "00000000000000009600000000000000"),
@@ -506,7 +507,9 @@ mod tests {
         for &(p, s, keys) in cases {
             for &(k, subtask) in keys {
                 let v = match k {
-                    Some(t) => Value::Decimal(Decimal::parse_value(t, p, s).unwrap().unwrap()),
+                    Some(t) => {
+                        Value::Decimal(Box::new(Decimal::parse_value(t, p, s).unwrap().unwrap()))
+                    }
                     None => Value::Null,
                 };
                 let h = sql_key_hash_typed(&[v], &[ColumnType::Decimal(p, s)]);

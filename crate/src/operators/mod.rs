@@ -103,8 +103,8 @@ pub enum SqlValue {
     Str(String),
     /// Epoch milliseconds of a `TIMESTAMP(3)`.
     Timestamp(i64),
-    /// A `DECIMAL(p, s)`: a JSON number with Flink's text (`1.50`).
-    Decimal(crate::decimal::Decimal),
+    /// A `DECIMAL(p, s)`: a JSON number with Flink's text (`1.50`); boxed as in `Value`.
+    Decimal(Box<crate::decimal::Decimal>),
 }
 
 impl SqlValue {
@@ -118,7 +118,7 @@ impl SqlValue {
             Value::Long(i) => SqlValue::Int(*i),
             Value::Double(d) => SqlValue::Double(*d),
             Value::Bool(b) => SqlValue::Bool(*b),
-            Value::Decimal(d) => SqlValue::Decimal(*d),
+            Value::Decimal(d) => SqlValue::Decimal(d.clone()),
         }
     }
 

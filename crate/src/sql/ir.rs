@@ -210,7 +210,7 @@ fn num(v: &EvalValue) -> Option<Num> {
         EvalValue::V(Value::Int(i)) => Some(Num::I(*i as i64, false)),
         EvalValue::V(Value::Long(i)) => Some(Num::I(*i, true)),
         EvalValue::V(Value::Double(d)) => Some(Num::F(*d)),
-        EvalValue::V(Value::Decimal(d)) => Some(Num::D(*d)),
+        EvalValue::V(Value::Decimal(d)) => Some(Num::D(**d)),
         _ => None,
     }
 }
@@ -228,7 +228,7 @@ fn as_dec(n: &Num) -> Option<Decimal> {
 
 fn dec_value(d: Option<Decimal>) -> EvalValue {
     // NULL where the exact result has more digits than its type (DecimalData.fromBigDecimal).
-    d.map_or(null(), |d| EvalValue::V(Value::Decimal(d)))
+    d.map_or(null(), |d| EvalValue::V(Value::Decimal(Box::new(d))))
 }
 
 impl SqlExpr {
@@ -263,7 +263,7 @@ impl SqlExpr {
                 Literal::Str(v) => EvalValue::V(Value::Str(v.clone())),
                 Literal::Bool(v) => EvalValue::V(Value::Bool(*v)),
                 Literal::Timestamp(v) => EvalValue::Ts(*v),
-                Literal::Decimal(d) => EvalValue::V(Value::Decimal(*d)),
+                Literal::Decimal(d) => EvalValue::V(Value::Decimal(Box::new(*d))),
             },
             SqlExpr::Interval(ms) => EvalValue::V(Value::Long(*ms)),
             SqlExpr::Not(e) => match truth(&e.eval(row)?) {
@@ -274,7 +274,7 @@ impl SqlExpr {
                 Some(Num::I(i, true)) => EvalValue::V(Value::Long(i.wrapping_neg())),
                 Some(Num::I(i, false)) => EvalValue::V(Value::Int((i as i32).wrapping_neg())),
                 Some(Num::F(f)) => EvalValue::V(Value::Double(-f)),
-                Some(Num::D(d)) => EvalValue::V(Value::Decimal(d.neg())),
+                Some(Num::D(d)) => EvalValue::V(Value::Decimal(Box::new(d.neg()))),
                 None => null(),
             },
             SqlExpr::IsNull { expr, negated } => {

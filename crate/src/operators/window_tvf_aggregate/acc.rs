@@ -109,7 +109,7 @@ impl Acc {
                 Value::Int(i) => a.isum = a.isum.wrapping_add(*i as i64),
                 Value::Long(i) => a.isum = a.isum.wrapping_add(*i),
                 Value::Double(d) => a.fsum += d,
-                Value::Decimal(d) => add_decimal(a, c.func, Some(*d)),
+                Value::Decimal(d) => add_decimal(a, c.func, Some(**d)),
                 _ => {}
             }
             if a.min.as_ref().is_none_or(|m| less(v, m)) {
@@ -172,9 +172,9 @@ impl Acc {
                 AggFunc::Count => SqlValue::Int(a.n),
                 _ if a.n == 0 => SqlValue::Null,
                 // SumAggFunction.DecimalSumAggFunction: DECIMAL(38, s).
-                AggFunc::Sum if matches!(c.ty, ColumnType::Decimal(..)) => {
-                    a.dsum.map_or(SqlValue::Null, SqlValue::Decimal)
-                }
+                AggFunc::Sum if matches!(c.ty, ColumnType::Decimal(..)) => a
+                    .dsum
+                    .map_or(SqlValue::Null, |d| SqlValue::Decimal(Box::new(d))),
                 // AvgAggFunction.DecimalAvgAggFunction: cast(div(sum, count)) into
                 // findAvgAggType, DECIMAL(38, max(s, 6)); the division is DecimalDataUtils.divide.
                 AggFunc::Avg if matches!(c.ty, ColumnType::Decimal(..)) => {
@@ -187,7 +187,7 @@ impl Acc {
                             .div_as(&crate::decimal::of_long(a.n), p, s)
                             .ok()
                             .flatten()
-                            .map_or(SqlValue::Null, SqlValue::Decimal),
+                            .map_or(SqlValue::Null, |d| SqlValue::Decimal(Box::new(d))),
                         None => SqlValue::Null,
                     }
                 }
