@@ -19,7 +19,7 @@ pub const MAX_PRECISION: u8 = 38;
 pub const MAX_COMPACT_PRECISION: u8 = 18;
 
 /// One exact `DECIMAL(precision, scale)` value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Decimal {
     pub unscaled: i128,
     pub precision: u8,
@@ -673,11 +673,41 @@ fn parse_exact(text: &str) -> Result<Exact, String> {
     Ok(Exact { neg, mag, scale })
 }
 
+/// `1.50 DECIMAL(10, 2)` (the derived form would pull 128-bit integer formatting into the
+/// page's module).
+impl fmt::Debug for Decimal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self} DECIMAL({}, {})", self.precision, self.scale)
+    }
+}
+
+/// The decimal digits of a magnitude (by 9-digit chunks: no 128-bit formatting code).
+fn magnitude_digits(m: u128) -> String {
+    let mut b = Big::from_u128(m);
+    let mut chunks = Vec::new();
+    loop {
+        let c = b.divmod_small(1_000_000_000);
+        chunks.push(c);
+        if b.is_zero() {
+            break;
+        }
+    }
+    let mut out = String::new();
+    for (i, c) in chunks.iter().rev().enumerate() {
+        if i == 0 {
+            out.push_str(&c.to_string());
+        } else {
+            out.push_str(&format!("{c:09}"));
+        }
+    }
+    out
+}
+
 /// `DecimalData.toString()`: `BigDecimal.toPlainString()`, every digit of the scale kept
 /// (`1.50`, `0.0000001000`, `-0.500`).
 impl fmt::Display for Decimal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let digits = self.unscaled.unsigned_abs().to_string();
+        let digits = magnitude_digits(self.unscaled.unsigned_abs());
         let s = self.scale as usize;
         if self.unscaled < 0 {
             f.write_str("-")?;
@@ -792,6 +822,42 @@ mod tests {
         );
         assert_eq!(d("-2.5", 10, 1).to_long(), -2);
         assert_eq!(a.to_f64(), 1.5);
+    }
+
+    #[test]
+    fn column_type_names() {
+        use crate::value::ColumnType;
+        for (text, want) in [
+            ("decimal(10,2)", Some(ColumnType::Decimal(10, 2))),
+            ("DECIMAL(10, 2)", Some(ColumnType::Decimal(10, 2))),
+            ("Numeric( 5 )", Some(ColumnType::Decimal(5, 0))),
+            ("dec", Some(ColumnType::Decimal(10, 0))),
+            ("decimal(38,38)", Some(ColumnType::Decimal(38, 38))),
+            ("decimal(39,2)", None),
+            ("decimal(5,6)", None),
+            ("decimal(0)", None),
+            ("decimal(1,2,3)", None),
+            ("decimalx", None),
+        ] {
+            assert_eq!(ColumnType::parse(text), want, "{text}");
+        }
+        assert!(ColumnType::parse_checked("decimal(39,2)").is_err());
+        let t = ColumnType::Decimal(10, 2);
+        let json = serde_json::to_string(&t).unwrap();
+        assert_eq!(json, "\"decimal(10,2)\"");
+        assert_eq!(serde_json::from_str::<ColumnType>(&json).unwrap(), t);
+        // The document's form only (the rows editor accepts the others).
+        assert!(serde_json::from_str::<ColumnType>("\"DECIMAL(10, 2)\"").is_err());
+        assert!(serde_json::from_str::<ColumnType>("\"decimal(40,2)\"").is_err());
+    }
+
+    #[test]
+    fn debug_and_display() {
+        let x = d("-12345678901234567890.123", 38, 3);
+        assert_eq!(x.to_string(), "-12345678901234567890.123");
+        assert_eq!(format!("{x:?}"), "-12345678901234567890.123 DECIMAL(38, 3)");
+        assert_eq!(d("0.05", 3, 3).to_string(), "0.050");
+        assert_eq!(d("1000000000", 10, 0).to_string(), "1000000000");
     }
 
     #[test]

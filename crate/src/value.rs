@@ -52,19 +52,19 @@ impl ColumnType {
             // DecimalType.DEFAULT_PRECISION / DEFAULT_SCALE.
             "decimal" | "dec" | "numeric" => ColumnType::Decimal(10, 0),
             _ => {
-                let Some(args) = ["decimal", "dec", "numeric"]
-                    .iter()
-                    .find_map(|k| n.strip_prefix(k))
+                // `decimal(p)` / `decimal(p, s)` (and `dec`, `numeric`).
+                let Some(args) = n
+                    .strip_prefix("decimal")
+                    .or_else(|| n.strip_prefix("numeric"))
+                    .or_else(|| n.strip_prefix("dec"))
                     .and_then(|r| r.trim().strip_prefix('('))
                     .and_then(|r| r.strip_suffix(')'))
                 else {
                     return Ok(None);
                 };
-                let mut it = args.split(',').map(|x| x.trim().parse::<u32>());
-                let (p, s) = match (it.next(), it.next(), it.next()) {
-                    (Some(Ok(p)), None, None) => (p, 0),
-                    (Some(Ok(p)), Some(Ok(s)), None) => (p, s),
-                    _ => return Ok(None),
+                let (p, s) = args.split_once(',').unwrap_or((args, "0"));
+                let (Ok(p), Ok(s)) = (p.trim().parse::<u32>(), s.trim().parse::<u32>()) else {
+                    return Ok(None);
                 };
                 crate::decimal::valid_type(p, s)?;
                 ColumnType::Decimal(p as u8, s as u8)

@@ -550,13 +550,9 @@ fn type_token(ty: &str) -> String {
 
 /// See [`type_token`].
 fn type_of_token(tok: &str) -> String {
-    let mut it = tok
-        .strip_prefix("DECIMAL_")
-        .into_iter()
-        .flat_map(|r| r.split('_'));
-    match (it.next(), it.next(), it.next()) {
-        (Some(p), Some(s), None) => format!("DECIMAL({p}, {s})"),
-        _ => tok.to_string(),
+    match tok.strip_prefix("DECIMAL_").and_then(|r| r.split_once('_')) {
+        Some((p, s)) => format!("DECIMAL({p}, {s})"),
+        None => tok.to_string(),
     }
 }
 
