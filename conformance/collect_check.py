@@ -15,6 +15,7 @@ result as a multiset of (row kind, values) and the column names. Scripts with ro
 """
 
 import datetime
+import decimal
 import json
 import os
 import re
@@ -74,7 +75,18 @@ def as_file_table(stmt, path):
     return stmt[: end + 1] + f" WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'csv')"
 
 
-def value(v):
+class RawNumber(str):
+    """A JSON number's text as the engine wrote it (`1.50`: a DECIMAL keeps its scale)."""
+
+
+def value(v, decimal_column=False):
+    """A result value in a form both sides compare exactly: a DECIMAL as its plain text with
+    every digit of its scale (`decimal.Decimal` from Flink, the JSON number's text from the
+    engine), a DOUBLE as a float."""
+    if isinstance(v, decimal.Decimal):
+        return "DECIMAL " + format(v, "f")
+    if isinstance(v, RawNumber):
+        return "DECIMAL " + v if decimal_column else float(v)
     if isinstance(v, datetime.datetime):
         return v.strftime("%Y-%m-%d %H:%M:%S.") + f"{v.microsecond // 1000:03d}"
     if isinstance(v, float) and v.is_integer():
@@ -89,7 +101,7 @@ def check(t_env_factory, joinlab, path):
     r = subprocess.run([joinlab, "run", path, "--json"], capture_output=True, text=True)
     if r.returncode != 0:
         return "error", ["engine: " + r.stderr.strip()]
-    engine = json.loads(r.stdout)
+    engine = json.loads(r.stdout, parse_float=RawNumber)
     t = t_env_factory()
     tmp = tempfile.mkdtemp(prefix="joinlab-collect-")
     query = None
@@ -129,7 +141,11 @@ def check(t_env_factory, joinlab, path):
     with res.collect() as it:
         for row in it:
             got.append((str(row.get_row_kind()), json.dumps([value(v) for v in row])))
-    want = [(o["kind"], json.dumps([value(v) for v in o["values"]])) for o in engine["outputs"]]
+    dec = [type(ty).__name__ == "DecimalType" for ty in types]
+    want = [
+        (o["kind"], json.dumps([value(v, d) for v, d in zip(o["values"], dec)]))
+        for o in engine["outputs"]
+    ]
     details = []
     if list(cols) != engine["columns"]:
         details.append(f"columns: engine {engine['columns']}, Flink {list(cols)}")

@@ -25,8 +25,25 @@ import sys
 from collections import Counter
 
 
+class Number(str):
+    """A JSON number with a fraction or an exponent, as its text (see `loads`)."""
+
+
+def loads(text):
+    """`json.loads` keeping the text of numbers with a fraction: a DECIMAL prints every digit
+    of its scale (`1.50`, `8.0100`), which a float would lose."""
+    return json.loads(text, parse_float=Number)
+
+
 def norm(v):
-    """A JSON value made hashable, numbers compared as floats."""
+    """A JSON value made hashable, numbers compared as floats; a number whose fraction has two
+    or more digits and ends in 0 (`1.50`: only a DECIMAL prints so, a DOUBLE's shortest form
+    never does) is compared as its exact text."""
+    if isinstance(v, Number):
+        frac = v.split(".", 1)[1] if "." in v else ""
+        if "e" not in v.lower() and len(frac) >= 2 and frac.endswith("0"):
+            return ("decimal", str(v))
+        return float(v)
     if isinstance(v, bool) or v is None or isinstance(v, str):
         return v
     if isinstance(v, (int, float)):
@@ -83,7 +100,7 @@ def engine_records(e):
 
 
 def parse_value(text):
-    return None if text == "null" else json.loads(text)
+    return None if text == "null" else loads(text)
 
 
 def flink_records(lines):
@@ -119,7 +136,7 @@ def flink_records(lines):
             out["side"].append((sub, (tag, norm(None if ts == "-" else int(ts)), norm(parse_value(r)))))
         elif kind == "ROW":
             sub, k, step, vals = int(f[2]), f[3], int(f[4]), "|".join(f[5:])
-            out["values"].append((sub, (k, norm(json.loads(vals)), step)))
+            out["values"].append((sub, (k, norm(loads(vals)), step)))
         elif kind == "LATEDROP":
             out["latedrop"][int(f[2])] = int(f[3])
         elif kind == "LATECOUNT":
@@ -327,7 +344,7 @@ def main():
     if len(sys.argv) != 3:
         print(__doc__)
         sys.exit(2)
-    engine = json.load(open(sys.argv[1]))
+    engine = loads(open(sys.argv[1]).read())
     lines = open(sys.argv[2], encoding="utf-8").read().splitlines()
     status, details = compare(engine, lines)
     print(status)

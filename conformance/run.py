@@ -105,7 +105,7 @@ def prepare(case, args, java_dir):
     if r.returncode != 0:
         case.error = "engine failed: " + r.stderr.strip()
         return False
-    case.engine = json.loads(r.stdout)
+    case.engine = compare.loads(r.stdout)
     exp = re.sub(r"\.(json|sql)$", "", case.path) + ".expected.json"
     if case.kind == "gallery" and os.path.exists(exp):
         r = sh([args.joinlab, "check", case.path])
@@ -220,7 +220,7 @@ def shrink(case, args, java_dir, work):
                 continue
             dp = cp[:-5] + ".data"
             open(dp, "w").write(d.stdout)
-            cands.append((f"{case.cls}_c{rounds}_{k}", sc, dp, json.loads(e.stdout)))
+            cands.append((f"{case.cls}_c{rounds}_{k}", sc, dp, compare.loads(e.stdout)))
         if not cands:
             chunk //= 2
             continue

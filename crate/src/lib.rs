@@ -7,6 +7,7 @@
 //! [`result::RunResult`], the document the CLI prints and the page draws.
 
 pub mod budget;
+pub mod decimal;
 pub mod diagnosis;
 pub mod error;
 pub mod export;

@@ -158,7 +158,7 @@ pub fn parse_stream(spec: &StreamSpec, parallelism: u32) -> Result<ParsedStream,
         let (n, t) = match c.split_once(':') {
             Some((n, t)) => {
                 let ty = ColumnType::parse(t).ok_or_else(|| {
-                    Error::stream(name, "columns", format!("unknown type {:?} of column {:?} (string, int, bigint, double, boolean)", t.trim(), n.trim()))
+                    Error::stream(name, "columns", format!("unknown type {:?} of column {:?} (string, int, bigint, double, boolean, decimal(p,s))", t.trim(), n.trim()))
                 })?;
                 (n.trim().to_string(), Some(ty))
             }
@@ -348,7 +348,8 @@ impl Guess {
             ColumnType::Double if self.negative_zero => Fix::Reread,
             ColumnType::Double if self.stored_int || self.stored_long => Fix::Widen,
             ColumnType::Double => Fix::None,
-            ColumnType::Boolean => Fix::None,
+            // Never inferred: a DECIMAL column is declared.
+            ColumnType::Boolean | ColumnType::Decimal(..) => Fix::None,
             ColumnType::String
                 if self.stored_int
                     || self.stored_long

@@ -344,6 +344,12 @@ pub struct RunResult {
     /// rows (the SQL window aggregation); empty otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub columns: Vec<String>,
+    /// The scale of each of `columns` that holds `DECIMAL` values (`null` for the others);
+    /// empty when none does. The CLI writes a decimal as a JSON number with Flink's text
+    /// (`1.50`), which `JSON.parse` reads as `1.5`: a reader prints it back with this scale
+    /// (the page's module writes the text as a string instead; `value::serialize_decimal`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub column_scales: Vec<Option<u8>>,
     /// The outputs in emission order: a slice of [`Output`] to code that reads them, kept as
     /// the simulator's compact rows and written as JSON from those ([`crate::outputs`]).
     #[cfg_attr(feature = "ts", ts(as = "Vec<Output>"))]
@@ -410,6 +416,7 @@ impl RunResult {
         result.outputs.copy_values(plan);
         if crate::SQL_OPERATORS {
             crate::sql::eval::project(plan, &mut result, &row_windows, &step_map);
+            crate::sql::eval::decimal_scales(&mut result);
         }
         result
     }
@@ -429,6 +436,9 @@ impl RunResult {
                 .map(|r| r.values.into_boxed_slice())
                 .collect();
             result.outputs.give_values(values);
+        }
+        if crate::SQL_OPERATORS {
+            crate::sql::eval::decimal_scales(&mut result);
         }
         result
     }
@@ -544,6 +554,7 @@ impl RunResult {
                 }
                 _ => Vec::new(),
             },
+            column_scales: Vec::new(),
             outputs,
             late,
             side_outputs,

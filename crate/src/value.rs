@@ -3,30 +3,84 @@
 //! The Java type of a key decides its `hashCode`, and so the key group and subtask it lands on,
 //! so values keep the type a Flink job would give them (`Integer`, `Long`, `String`, …).
 
-use serde::{Deserialize, Serialize, Serializer};
+use crate::decimal::Decimal;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::borrow::Cow;
 use std::fmt;
 
-/// The type of a column. `Int` is a Java `Integer` / SQL `INT`, `Long` a `Long` / `BIGINT`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[serde(rename_all = "lowercase")]
+/// The type of a column. `Int` is a Java `Integer` / SQL `INT`, `Long` a `Long` / `BIGINT`,
+/// `Decimal(p, s)` a SQL `DECIMAL(p, s)` (a `java.math.BigDecimal`).
+///
+/// In a scenario document it is a lowercase name: `string`, `int`, `long`, `double`,
+/// `boolean`, `decimal(p,s)` (e.g. `decimal(10,2)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(
+    feature = "ts",
+    ts(
+        export,
+        type = "\"string\" | \"int\" | \"long\" | \"double\" | \"boolean\" | `decimal(${number},${number})`"
+    )
+)]
 pub enum ColumnType {
     String,
     Int,
     Long,
     Double,
     Boolean,
+    /// `DECIMAL(precision, scale)`, `1 <= precision <= 38`, `0 <= scale <= precision`.
+    Decimal(u8, u8),
 }
 
 impl ColumnType {
+    /// Reads a type name (`int`, `bigint`, `decimal(10,2)`, `DECIMAL(10, 2)`, `decimal` =
+    /// `DECIMAL(10, 0)` as Flink's default); `None` when it is not a type (or not a valid
+    /// `DECIMAL`: see [`ColumnType::parse_checked`] for the reason).
     pub fn parse(name: &str) -> Option<ColumnType> {
-        Some(match name.trim().to_ascii_lowercase().as_str() {
+        Self::parse_checked(name).ok().flatten()
+    }
+
+    /// As [`ColumnType::parse`], with `Err` saying why a `DECIMAL(p, s)` is invalid.
+    pub fn parse_checked(name: &str) -> Result<Option<ColumnType>, String> {
+        let n = name.trim().to_ascii_lowercase();
+        Ok(Some(match n.as_str() {
             "string" | "str" | "varchar" | "text" => ColumnType::String,
             "int" | "integer" | "i32" => ColumnType::Int,
             "long" | "bigint" | "i64" => ColumnType::Long,
             "double" | "float" | "f64" => ColumnType::Double,
             "boolean" | "bool" => ColumnType::Boolean,
-            _ => return None,
+            // DecimalType.DEFAULT_PRECISION / DEFAULT_SCALE.
+            "decimal" | "dec" | "numeric" => ColumnType::Decimal(10, 0),
+            _ => {
+                // `decimal(p)` / `decimal(p, s)` (and `dec`, `numeric`).
+                let Some(args) = n
+                    .strip_prefix("decimal")
+                    .or_else(|| n.strip_prefix("numeric"))
+                    .or_else(|| n.strip_prefix("dec"))
+                    .and_then(|r| r.trim().strip_prefix('('))
+                    .and_then(|r| r.strip_suffix(')'))
+                else {
+                    return Ok(None);
+                };
+                let (p, s) = args.split_once(',').unwrap_or((args, "0"));
+                let (Ok(p), Ok(s)) = (p.trim().parse::<u32>(), s.trim().parse::<u32>()) else {
+                    return Ok(None);
+                };
+                crate::decimal::valid_type(p, s)?;
+                ColumnType::Decimal(p as u8, s as u8)
+            }
+        }))
+    }
+
+    /// The scenario document's name (`decimal(10,2)`).
+    pub fn name(self) -> Cow<'static, str> {
+        Cow::Borrowed(match self {
+            ColumnType::String => "string",
+            ColumnType::Int => "int",
+            ColumnType::Long => "long",
+            ColumnType::Double => "double",
+            ColumnType::Boolean => "boolean",
+            ColumnType::Decimal(p, s) => return Cow::Owned(format!("decimal({p},{s})")),
         })
     }
 
@@ -38,17 +92,38 @@ impl ColumnType {
             ColumnType::Long => "Long",
             ColumnType::Double => "Double",
             ColumnType::Boolean => "Boolean",
+            ColumnType::Decimal(..) => "java.math.BigDecimal",
         }
     }
 
-    /// The Flink SQL type name used in exported jobs.
-    pub fn sql_name(self) -> &'static str {
-        match self {
+    /// The Flink SQL type name used in exported jobs (`DECIMAL(10, 2)`).
+    pub fn sql_name(self) -> Cow<'static, str> {
+        Cow::Borrowed(match self {
             ColumnType::String => "STRING",
             ColumnType::Int => "INT",
             ColumnType::Long => "BIGINT",
             ColumnType::Double => "DOUBLE",
             ColumnType::Boolean => "BOOLEAN",
+            ColumnType::Decimal(p, s) => return Cow::Owned(format!("DECIMAL({p}, {s})")),
+        })
+    }
+}
+
+impl Serialize for ColumnType {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for ColumnType {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ColumnType, D::Error> {
+        let s = Cow::<str>::deserialize(d)?;
+        match ColumnType::parse_checked(&s) {
+            Ok(Some(t)) if s == t.name() => Ok(t),
+            Err(m) => Err(serde::de::Error::custom(m)),
+            _ => Err(serde::de::Error::custom(format!(
+                "unknown column type {s:?} (string, int, long, double, boolean, decimal(p,s))"
+            ))),
         }
     }
 }
@@ -64,6 +139,9 @@ pub enum Value {
     Long(i64),
     Double(f64),
     Bool(bool),
+    /// An exact `DECIMAL(p, s)` (`DecimalData`), boxed: its 128-bit unscaled value would
+    /// double the size of every value (16 bytes in wasm32, 32 natively, as without it).
+    Decimal(Box<Decimal>),
 }
 
 impl Value {
@@ -96,6 +174,13 @@ impl Value {
                 "false" => Value::Bool(false),
                 _ => return Err(format!("{text:?} is not true or false")),
             },
+            // As an INSERT of the literal into the column: HALF_UP to the scale, NULL when
+            // too many integral digits for the precision (see `Decimal::parse_literal`; the
+            // text need not be a valid SQL literal: a stored value may have more digits).
+            ColumnType::Decimal(p, s) => match Decimal::parse_value(text, p, s)? {
+                Some(d) => Value::Decimal(Box::new(d)),
+                None => Value::Null,
+            },
         })
     }
 
@@ -109,6 +194,7 @@ impl Value {
             Value::Int(v) => Some(*v as f64),
             Value::Long(v) => Some(*v as f64),
             Value::Double(v) => Some(*v),
+            Value::Decimal(d) => Some(d.to_f64()),
             _ => None,
         }
     }
@@ -126,6 +212,7 @@ impl std::hash::Hash for Value {
             Value::Long(v) => v.hash(state),
             Value::Double(v) => v.to_bits().hash(state),
             Value::Bool(v) => v.hash(state),
+            Value::Decimal(v) => v.hash(state),
         }
     }
 }
@@ -139,6 +226,7 @@ impl fmt::Display for Value {
             Value::Long(v) => write!(f, "{v}"),
             Value::Double(v) => write!(f, "{v:?}"),
             Value::Bool(v) => write!(f, "{v}"),
+            Value::Decimal(v) => write!(f, "{v}"),
         }
     }
 }
@@ -152,8 +240,28 @@ impl Serialize for Value {
             Value::Long(v) => s.serialize_i64(*v),
             Value::Double(v) => s.serialize_f64(*v),
             Value::Bool(v) => s.serialize_bool(*v),
+            Value::Decimal(v) => serialize_decimal(v, s),
         }
     }
+}
+
+/// A decimal as a JSON number whose text is Flink's (`1.50`: the scale kept), through
+/// `serde_json`'s raw value (a serializer other than `serde_json`'s sees a string). In the
+/// page's WebAssembly module it is that text as a JSON string: `JSON.parse` would drop the
+/// trailing zeros of a number (and digits past 2^53), and the raw value support costs the
+/// module about 3.4 kB gzipped; the page prints the string as it is.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn serialize_decimal<S: Serializer>(d: &Decimal, s: S) -> Result<S::Ok, S::Error> {
+    match serde_json::value::RawValue::from_string(d.to_string()) {
+        Ok(raw) => raw.serialize(s),
+        Err(_) => s.serialize_str(&d.to_string()),
+    }
+}
+
+/// See the native [`serialize_decimal`].
+#[cfg(target_arch = "wasm32")]
+pub fn serialize_decimal<S: Serializer>(d: &Decimal, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&d.to_string())
 }
 
 /// Guesses a column's type from its values when the scenario does not declare it: INT when

@@ -1,5 +1,5 @@
 // Pure formatting of engine results: shared by the page and the browser tests (no DOM here).
-import { sqlOutputHeaders, sqlOutputCells } from './sql/format.js';
+import { sqlOutputHeaders, sqlOutputCells, decimalText } from './sql/format.js';
 
 /** A watermark as the engine serialises it: a number, or "-inf" / "+inf". */
 export function fmtWatermark(w) {
@@ -8,10 +8,13 @@ export function fmtWatermark(w) {
   return String(w);
 }
 
-/** A value of a row; doubles keep a decimal point as Java prints them (1.0, not 1). */
+/** A value of a row; doubles keep a decimal point as Java prints them (1.0, not 1), a
+ * `decimal(p,s)` its scale (1.50). */
 export function fmtValue(v, type) {
   if (v === null || v === undefined) return 'null';
   if (type === 'double' && typeof v === 'number' && Number.isInteger(v)) return v.toFixed(1);
+  const dec = typeof type === 'string' && typeof v === 'number' ? /^decimal\((\d+),(\d+)\)$/.exec(type) : null;
+  if (dec) return decimalText(v, Number(dec[2]));
   return String(v);
 }
 
@@ -72,7 +75,7 @@ export function outputHeaders(result) {
 
 /** The cells of one output row, as text (same order as outputHeaders). */
 export function outputCells(o, i, result) {
-  if (Array.isArray(result.columns)) return sqlOutputCells(o, i);
+  if (Array.isArray(result.columns)) return sqlOutputCells(o, i, result);
   const f = factsOf(result);
   const c = [String(i + 1)];
   if (f.sql) c.push(o.kind);

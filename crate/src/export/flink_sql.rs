@@ -100,6 +100,7 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
                 "        tEnv.createTemporaryView({}, tEnv.fromDataStream({v}, Schema.newBuilder()",
                 jstr(&s.name)
             );
+            m.push_str(&super::text::declared_columns(s));
             if proctime {
                 let _ = writeln!(
                     m,
@@ -112,7 +113,18 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
             let _ = writeln!(m, "                .build()));");
         } else {
             let pk = &plan.scenario.streams[i].primary_key;
-            let schema = if pk.is_empty() {
+            let declared = super::text::declared_columns(s);
+            let schema = if !declared.is_empty() {
+                let pk: Vec<String> = pk.iter().map(|c| jstr(c.trim())).collect();
+                format!(
+                    "Schema.newBuilder()\n{declared}{}                .build()",
+                    if pk.is_empty() {
+                        String::new()
+                    } else {
+                        format!("                .primaryKey({})\n", pk.join(", "))
+                    }
+                )
+            } else if pk.is_empty() {
                 "Schema.derived()".to_string()
             } else {
                 // PRIMARY KEY (…) NOT ENFORCED; ChangelogMode.all() keeps the planner from adding

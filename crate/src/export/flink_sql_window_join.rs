@@ -67,6 +67,7 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
             jstr(&s.name),
             vars[i]
         );
+        m.push_str(&super::text::declared_columns(s));
         let _ = writeln!(m, "                .columnByMetadata(\"jl_rowtime\", DataTypes.TIMESTAMP_LTZ(3), \"rowtime\") // the record timestamp = the time column");
         let _ = writeln!(m, "                .watermark(\"jl_rowtime\", \"SOURCE_WATERMARK()\")   // the DataStream's watermarks");
         let _ = writeln!(m, "                .build()));");

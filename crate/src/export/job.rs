@@ -521,7 +521,7 @@ pub(crate) fn assemble(plan: &Plan, class_name: &str, parts: JobParts) -> Result
                 "{{{}}}",
                 s.columns
                     .iter()
-                    .map(|c| jstr(type_code(c.ty)))
+                    .map(|c| jstr(&type_code(c.ty)))
                     .collect::<Vec<_>>()
                     .join(", ")
             )

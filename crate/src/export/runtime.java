@@ -270,7 +270,8 @@
                     case "long": t[i] = Types.LONG; break;
                     case "double": t[i] = Types.DOUBLE; break;
                     case "boolean": t[i] = Types.BOOLEAN; break;
-                    default: t[i] = Types.STRING;
+                    case "string": t[i] = Types.STRING; break;
+                    default: t[i] = Types.BIG_DEC; // decimal(p,s); the view casts it to DECIMAL(p, s)
                 }
             }
             return new RowTypeInfo(t, COLUMN_NAMES[s]);
@@ -873,6 +874,9 @@
                 }
                 return b.append('"').toString();
             }
+            if (v instanceof java.math.BigDecimal) {
+                return ((java.math.BigDecimal) v).toPlainString(); // DecimalData.toString's form
+            }
             return v.toString();
         }
 
@@ -995,7 +999,8 @@
                 case "long": return Long.valueOf(t);
                 case "double": return Double.valueOf(t);
                 case "boolean": return Boolean.valueOf(t);
-                default: return t;
+                case "string": return t;
+                default: return new java.math.BigDecimal(t); // decimal(p,s)
             }
         }
     }

@@ -144,7 +144,7 @@ pub(crate) fn generate(
                 .enumerate()
                 .map(|(ci, c)| {
                     let ty = if Some(ci) == s.time {
-                        "TIMESTAMP(3)"
+                        "TIMESTAMP(3)".into()
                     } else {
                         super::temporal_sql::sql_type(c.ty)
                     };
@@ -209,6 +209,14 @@ pub(crate) fn generate(
                     format!("TO_TIMESTAMP_LTZ({}, 3) AS {}", q(&c.name), q(&c.name))
                 } else if Some(ci) == s.time {
                     format!("jl_time AS {}", q(&c.name))
+                } else if let crate::value::ColumnType::Decimal(p, sc) = c.ty {
+                    // The stream's BigDecimal is a DECIMAL(38, 18) column (Types.BIG_DEC): the
+                    // view gives it the script's DECIMAL(p, s) (its values already fit it).
+                    format!(
+                        "CAST({} AS DECIMAL({p}, {sc})) AS {}",
+                        q(&c.name),
+                        q(&c.name)
+                    )
                 } else {
                     q(&c.name)
                 }

@@ -42,14 +42,8 @@ fn select_list(alias: &str, s: &Schema) -> Vec<String> {
         .collect()
 }
 
-pub(super) fn sql_type(t: ColumnType) -> &'static str {
-    match t {
-        ColumnType::String => "STRING",
-        ColumnType::Int => "INT",
-        ColumnType::Long => "BIGINT",
-        ColumnType::Double => "DOUBLE",
-        ColumnType::Boolean => "BOOLEAN",
-    }
+pub(super) fn sql_type(t: ColumnType) -> std::borrow::Cow<'static, str> {
+    t.sql_name()
 }
 
 /// The job's `Show` class: prints each change with its row kind (left columns first).
@@ -223,7 +217,11 @@ const LOOKUP_CLASSES: &str = r#"    /**
                 case "long": return row.getLong(i);
                 case "double": return row.getDouble(i);
                 case "boolean": return row.getBoolean(i);
-                default: return row.getString(i).toString();
+                case "string": return row.getString(i).toString();
+                default: { // decimal(p,s)
+                    String[] ps = type.substring(8, type.length() - 1).split(",");
+                    return row.getDecimal(i, Integer.parseInt(ps[0]), Integer.parseInt(ps[1])).toBigDecimal();
+                }
             }
         }
     }
@@ -362,6 +360,7 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
         "        tEnv.createTemporaryView({}, tEnv.fromDataStream({lv}, Schema.newBuilder()",
         jstr(&l.name)
     );
+    m.push_str(&super::text::declared_columns(l));
     if lookup {
         let _ = writeln!(
             m,
@@ -399,9 +398,12 @@ pub(crate) fn generate(plan: &Plan, class_name: &str) -> Result<String, Error> {
             };
             let _ = writeln!(
                 m,
-                "                .column({}, DataTypes.{}(){nn})",
+                "                .column({}, DataTypes.{}{nn})",
                 jstr(&col.name),
-                sql_type(col.ty)
+                match col.ty {
+                    ColumnType::Decimal(p, s) => format!("DECIMAL({p}, {s})"),
+                    t => format!("{}()", sql_type(t)),
+                }
             );
         }
         let _ = writeln!(m, "                .columnByMetadata(\"jl_rowtime\", DataTypes.TIMESTAMP_LTZ(3), \"rowtime\") // the record timestamp = the time column");

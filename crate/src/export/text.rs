@@ -120,17 +120,40 @@ pub(crate) fn json_value(v: &Value) -> String {
         Value::Long(l) => l.to_string(),
         Value::Double(d) => serde_json::to_string(d).unwrap_or_else(|_| "0".into()),
         Value::Bool(b) => b.to_string(),
+        // A JSON number with the decimal's exact text (read back as a BigDecimal).
+        Value::Decimal(d) => d.to_string(),
     }
 }
 
-pub(crate) fn type_code(t: ColumnType) -> &'static str {
-    match t {
-        ColumnType::String => "string",
-        ColumnType::Int => "int",
-        ColumnType::Long => "long",
-        ColumnType::Double => "double",
-        ColumnType::Boolean => "boolean",
+pub(crate) fn type_code(t: ColumnType) -> std::borrow::Cow<'static, str> {
+    t.name()
+}
+
+/// For a stream with a `DECIMAL(p, s)` column, the `Schema` lines declaring every physical
+/// column with its SQL type (`.column("price", DataTypes.DECIMAL(10, 2))`): the DataStream's
+/// `BigDecimal` field is otherwise a `DECIMAL(38, 18)` column (`Types.BIG_DEC`), whose results
+/// have other types and print other digits. Empty for a stream without one.
+pub(crate) fn declared_columns(s: &crate::parse::Schema) -> String {
+    if !s
+        .columns
+        .iter()
+        .any(|c| matches!(c.ty, ColumnType::Decimal(..)))
+    {
+        return String::new();
     }
+    s.columns
+        .iter()
+        .map(|c| {
+            let ty = match c.ty {
+                ColumnType::Decimal(p, sc) => format!("DECIMAL({p}, {sc})"),
+                t => format!("{}()", t.sql_name()),
+            };
+            format!(
+                "                .column({}, DataTypes.{ty})\n",
+                jstr(&c.name)
+            )
+        })
+        .collect()
 }
 
 /// `Types.X` for a column type.
@@ -141,6 +164,7 @@ pub(crate) fn flink_type(t: ColumnType) -> &'static str {
         ColumnType::Long => "Types.LONG",
         ColumnType::Double => "Types.DOUBLE",
         ColumnType::Boolean => "Types.BOOLEAN",
+        ColumnType::Decimal(..) => "Types.BIG_DEC",
     }
 }
 

@@ -103,6 +103,8 @@ pub enum SqlValue {
     Str(String),
     /// Epoch milliseconds of a `TIMESTAMP(3)`.
     Timestamp(i64),
+    /// A `DECIMAL(p, s)`: a JSON number with Flink's text (`1.50`); boxed as in `Value`.
+    Decimal(Box<crate::decimal::Decimal>),
 }
 
 impl SqlValue {
@@ -116,6 +118,7 @@ impl SqlValue {
             Value::Long(i) => SqlValue::Int(*i),
             Value::Double(d) => SqlValue::Double(*d),
             Value::Bool(b) => SqlValue::Bool(*b),
+            Value::Decimal(d) => SqlValue::Decimal(d.clone()),
         }
     }
 
@@ -140,6 +143,7 @@ impl Serialize for SqlValue {
             SqlValue::Double(d) => s.serialize_str(&d.to_string()),
             SqlValue::Str(t) => s.serialize_str(t),
             SqlValue::Timestamp(ms) => s.serialize_str(&SqlValue::timestamp_text(*ms)),
+            SqlValue::Decimal(d) => crate::value::serialize_decimal(d, s),
         }
     }
 }
@@ -155,6 +159,7 @@ impl std::fmt::Display for SqlValue {
             SqlValue::Double(d) => write!(f, "{d}"),
             SqlValue::Str(t) => f.write_str(t),
             SqlValue::Timestamp(ms) => f.write_str(&SqlValue::timestamp_text(*ms)),
+            SqlValue::Decimal(d) => write!(f, "{d}"),
         }
     }
 }

@@ -44,7 +44,7 @@
 //!   row in a LEFT join). No record timestamp; no timers (state TTL off; mini-batch off).
 
 use super::{Ctx, Operator};
-use crate::javahash::sql_key_hash;
+use crate::javahash::sql_key_hash_typed;
 use crate::javamap::{HashedKey, JavaHashMap};
 use crate::parse::{RowKind, Side};
 use crate::partition::SubtaskIndex;
@@ -212,11 +212,24 @@ impl RegularJoin {
             Side::Left => self.left.spec.unique_key(),
             Side::Right => self.right.spec.unique_key(),
         };
+        // The columns' types: a NULL of a wide DECIMAL is written differently (javahash).
+        let types: Vec<crate::value::ColumnType> = plan
+            .schemas
+            .get(side.index())
+            .map(|s| s.columns.iter().map(|c| c.ty).collect())
+            .unwrap_or_default();
         let (hash, list) = match cols {
-            None => (sql_key_hash(values), &mut self.records[side.index()]),
+            None => (
+                sql_key_hash_typed(values, &types),
+                &mut self.records[side.index()],
+            ),
             Some(cols) => {
                 let uk: Vec<Value> = cols.iter().map(|&c| values[c].clone()).collect();
-                (sql_key_hash(&uk), &mut self.records[side.index()])
+                let ut: Vec<_> = cols.iter().filter_map(|&c| types.get(c).copied()).collect();
+                (
+                    sql_key_hash_typed(&uk, &ut),
+                    &mut self.records[side.index()],
+                )
             }
         };
         let project = |r: RowId| -> Vec<&Value> {

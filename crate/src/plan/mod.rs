@@ -3,7 +3,7 @@
 
 use crate::error::Error;
 use crate::fasthash::FxHashMap;
-use crate::javahash::{java_hash_code, sql_key_hash};
+use crate::javahash::{java_hash_code, sql_key_hash, sql_key_hash_typed};
 use crate::parse::{parse_stream, Entry, ParsedStream, RowKind, Schema, Side};
 use crate::partition::{
     default_max_parallelism, key_group_for_hash, subtask_for_key_group, KeyGroup, SubtaskIndex,
@@ -453,6 +453,12 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
             || (side == Side::Right
                 && matches!(op, OperatorKind::TemporalJoin | OperatorKind::LookupJoin));
         let key_col = schema.key.filter(|_| keyed);
+        // The key columns' types: a NULL of a wide DECIMAL is written differently (javahash).
+        let key_types: Vec<crate::value::ColumnType> = match (&group_cols, key_col) {
+            (Some(cols), _) => cols.iter().map(|&c| schema.columns[c].ty).collect(),
+            (None, Some(k)) => vec![schema.columns[k].ty],
+            _ => Vec::new(),
+        };
         let arrivals = &mut per_stream[si];
         arrivals.reserve(entries.len());
         let mut rr = 0u32;
@@ -495,9 +501,9 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
                                 // An empty BinaryRowData key: every row on subtask 0.
                                 sql_key_hash(&[])
                             } else if let Some(g) = &group_key {
-                                sql_key_hash(g)
+                                sql_key_hash_typed(g, &key_types)
                             } else if sql {
-                                sql_key_hash(std::slice::from_ref(key_value))
+                                sql_key_hash_typed(std::slice::from_ref(key_value), &key_types)
                             } else {
                                 java_hash_code(key_value)
                             };
@@ -514,9 +520,12 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
                             let value = composite_key(&copy);
                             let id = match key_ids.get(&value) {
                                 Some(k) => *k,
-                                None => {
-                                    new_key(&mut keys, &mut key_ids, value, sql_key_hash(&copy))
-                                }
+                                None => new_key(
+                                    &mut keys,
+                                    &mut key_ids,
+                                    value,
+                                    sql_key_hash_typed(&copy, &key_types),
+                                ),
                             };
                             ex.keys.push(id);
                             if ex.keys.len() > crate::grouping_sets::MAX_COPIES {

@@ -186,6 +186,33 @@ pub fn project(
     }
 }
 
+/// Fills `column_scales`: the scale of each column's DECIMAL values (one column has one type,
+/// so its first DECIMAL value tells it). Called once the outputs have their `values`.
+pub fn decimal_scales(result: &mut RunResult) {
+    if result.columns.is_empty() {
+        return;
+    }
+    let mut scales: Vec<Option<u8>> = vec![None; result.columns.len()];
+    let mut note = |values: &[SqlValue]| {
+        for (slot, v) in scales.iter_mut().zip(values) {
+            if let (None, SqlValue::Decimal(d)) = (&slot, v) {
+                *slot = Some(d.scale);
+            }
+        }
+    };
+    // Read from the compact outputs where they are not built yet (building them costs).
+    match result.outputs.views() {
+        Some(views) => views.filter_map(|o| o.values).for_each(&mut note),
+        None => (&result.outputs)
+            .into_iter()
+            .filter_map(|o| o.values.as_deref())
+            .for_each(&mut note),
+    }
+    if scales.iter().any(Option::is_some) {
+        result.column_scales = scales;
+    }
+}
+
 /// An evaluated expression as a result value (a time attribute as a `TIMESTAMP(3)`).
 fn to_sql_value(v: EvalValue) -> SqlValue {
     match v {

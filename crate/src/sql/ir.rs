@@ -6,6 +6,7 @@
 //! the operator's spec. An output row is the left row's columns then the right row's, with a
 //! missing side all NULL (an outer join's padding, `OuterJoinPaddingUtil`).
 
+use crate::decimal::Decimal;
 use crate::value::Value;
 use serde::{Deserialize, Serialize};
 
@@ -40,9 +41,10 @@ pub struct SelectItem {
 ///
 /// In a scenario document an expression is one string in prefix form: a column `c0:name`
 /// (left input) or `c1:name` (right), literals `null`, `true`, `false`, `'text'` (`''` is a
-/// quote), `i:5` (INT), `l:5` (BIGINT), `d:1.5` (DOUBLE), `ts:MS` (TIMESTAMP), an interval
+/// quote), `i:5` (INT), `l:5` (BIGINT), `d:1.5` (DOUBLE), `dec:1.50` (DECIMAL(3, 2), the
+/// literal's digits giving its type), `ts:MS` (TIMESTAMP), an interval
 /// `iv:MS`, and calls `(op args…)` with `op` one of `+ - * / % = <> < <= > >= and or ||`,
-/// `not`, `neg`, `is_null`, `is_not_null`, `coalesce`, `cast:TYPE`, and
+/// `not`, `neg`, `is_null`, `is_not_null`, `coalesce`, `cast:TYPE`, `common:TYPE`, and
 /// `(case c1 v1 c2 v2 … [else e])`; a name with other characters than letters, digits and
 /// `_` is quoted: `c0:'log id'`. E.g. `(and (> c0:v i:15) (<> c0:v i:30))`. Read and written
 /// by hand through a string: the engine's wasm module reads it, and serde's derived code for a
@@ -77,8 +79,16 @@ pub enum SqlExpr {
         otherwise: Option<Box<SqlExpr>>,
     },
     Coalesce(Vec<SqlExpr>),
-    /// `CAST(e AS t)`; `t` is `INT`, `BIGINT`, `DOUBLE`, `STRING`, `BOOLEAN`.
+    /// `CAST(e AS t)`; `t` is `INT`, `BIGINT`, `DOUBLE`, `STRING`, `BOOLEAN`, `DECIMAL(p, s)`.
     Cast {
+        expr: Box<SqlExpr>,
+        ty: String,
+    },
+    /// A `CASE` or `COALESCE` whose numeric branches have different types, cast to their
+    /// common type (the planner's least restrictive type, `LogicalTypeMerging.findCommonType`:
+    /// `COALESCE(DECIMAL(10, 2), DECIMAL(20, 5))` is a `DECIMAL(20, 5)` and prints `1.50000`).
+    /// Derived from the query when a script is read and printed as the expression alone.
+    Common {
         expr: Box<SqlExpr>,
         ty: String,
     },
@@ -95,6 +105,8 @@ pub enum Literal {
     Bool(bool),
     /// `TIMESTAMP '…'` as epoch milliseconds.
     Timestamp(i64),
+    /// An exact numeric literal with a point (`1.50`, `DECIMAL(3, 2)`).
+    Decimal(crate::decimal::Decimal),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -192,9 +204,11 @@ fn truth(v: &EvalValue) -> Option<bool> {
     }
 }
 
+/// A numeric operand: an `INT` (`false`) or `BIGINT` (`true`), a `DOUBLE`, a `DECIMAL`.
 enum Num {
     I(i64, bool),
     F(f64),
+    D(Decimal),
 }
 
 fn num(v: &EvalValue) -> Option<Num> {
@@ -202,8 +216,25 @@ fn num(v: &EvalValue) -> Option<Num> {
         EvalValue::V(Value::Int(i)) => Some(Num::I(*i as i64, false)),
         EvalValue::V(Value::Long(i)) => Some(Num::I(*i, true)),
         EvalValue::V(Value::Double(d)) => Some(Num::F(*d)),
+        EvalValue::V(Value::Decimal(d)) => Some(Num::D(**d)),
         _ => None,
     }
+}
+
+/// An exact operand as a decimal: an integer has the type Calcite gives it in decimal
+/// arithmetic (`INT` is `DECIMAL(10, 0)`, `BIGINT` `DECIMAL(19, 0)`); `None` for a `DOUBLE`.
+fn as_dec(n: &Num) -> Option<Decimal> {
+    match n {
+        Num::I(i, true) => Some(crate::decimal::of_long(*i)),
+        Num::I(i, false) => Some(crate::decimal::of_int(*i as i32)),
+        Num::D(d) => Some(*d),
+        Num::F(_) => None,
+    }
+}
+
+fn dec_value(d: Option<Decimal>) -> EvalValue {
+    // NULL where the exact result has more digits than its type (DecimalData.fromBigDecimal).
+    d.map_or(null(), |d| EvalValue::V(Value::Decimal(Box::new(d))))
 }
 
 impl SqlExpr {
@@ -216,7 +247,10 @@ impl SqlExpr {
                 left.visit_columns(f);
                 right.visit_columns(f);
             }
-            SqlExpr::Not(x) | SqlExpr::Neg(x) | SqlExpr::Cast { expr: x, .. } => x.visit_columns(f),
+            SqlExpr::Not(x)
+            | SqlExpr::Neg(x)
+            | SqlExpr::Cast { expr: x, .. }
+            | SqlExpr::Common { expr: x, .. } => x.visit_columns(f),
             SqlExpr::IsNull { expr, .. } => expr.visit_columns(f),
             SqlExpr::Case { when, otherwise } => {
                 for (c, v) in when {
@@ -269,6 +303,7 @@ impl SqlExpr {
                 Literal::Str(v) => EvalValue::V(Value::Str(v.clone())),
                 Literal::Bool(v) => EvalValue::V(Value::Bool(*v)),
                 Literal::Timestamp(v) => EvalValue::Ts(*v),
+                Literal::Decimal(d) => EvalValue::V(Value::Decimal(Box::new(*d))),
             },
             SqlExpr::Interval(ms) => EvalValue::V(Value::Long(*ms)),
             SqlExpr::Not(e) => match truth(&e.eval(row)?) {
@@ -279,6 +314,7 @@ impl SqlExpr {
                 Some(Num::I(i, true)) => EvalValue::V(Value::Long(i.wrapping_neg())),
                 Some(Num::I(i, false)) => EvalValue::V(Value::Int((i as i32).wrapping_neg())),
                 Some(Num::F(f)) => EvalValue::V(Value::Double(-f)),
+                Some(Num::D(d)) => EvalValue::V(Value::Decimal(Box::new(d.neg()))),
                 None => null(),
             },
             SqlExpr::IsNull { expr, negated } => {
@@ -304,7 +340,7 @@ impl SqlExpr {
                 }
                 null()
             }
-            SqlExpr::Cast { expr, ty } => cast(expr.eval(row)?, ty),
+            SqlExpr::Cast { expr, ty } | SqlExpr::Common { expr, ty } => cast(expr.eval(row)?, ty)?,
             SqlExpr::Bin { op, left, right } => {
                 let l = left.eval(row)?;
                 // AND / OR: three-valued logic (a FALSE / TRUE side decides alone).
@@ -356,6 +392,14 @@ fn binary(op: BinOp, l: EvalValue, r: EvalValue) -> Result<EvalValue, String> {
                 (EvalValue::V(Value::Str(a)), EvalValue::V(Value::Str(b))) => a.cmp(b),
                 (EvalValue::V(Value::Bool(a)), EvalValue::V(Value::Bool(b))) => a.cmp(b),
                 _ => match (num(&l), num(&r)) {
+                    (Some(Num::I(a, _)), Some(Num::I(b, _))) => a.cmp(&b),
+                    // DECIMAL with DECIMAL or an integer: exact (DecimalData.compareTo).
+                    (Some(a), Some(b)) if as_dec(&a).is_some() && as_dec(&b).is_some() => {
+                        match (as_dec(&a), as_dec(&b)) {
+                            (Some(a), Some(b)) => a.compare(&b),
+                            _ => Ordering::Equal,
+                        }
+                    }
                     (Some(a), Some(b)) => {
                         let (a, b) = (as_f(&a), as_f(&b));
                         a.partial_cmp(&b).unwrap_or(Ordering::Equal)
@@ -393,6 +437,19 @@ fn binary(op: BinOp, l: EvalValue, r: EvalValue) -> Result<EvalValue, String> {
                         EvalValue::V(Value::Int(v as i32))
                     }
                 }
+                // DECIMAL arithmetic (DecimalDataUtils) when no operand is a DOUBLE.
+                (Some(a), Some(b)) if as_dec(&a).is_some() && as_dec(&b).is_some() => {
+                    let (Some(a), Some(b)) = (as_dec(&a), as_dec(&b)) else {
+                        return Ok(null());
+                    };
+                    match op {
+                        BinOp::Add => dec_value(a.add(&b)),
+                        BinOp::Sub => dec_value(a.sub(&b)),
+                        BinOp::Mul => dec_value(a.mul(&b)),
+                        BinOp::Div => dec_value(a.div(&b)?),
+                        _ => dec_value(a.rem(&b)?),
+                    }
+                }
                 (Some(a), Some(b)) => {
                     let (a, b) = (as_f(&a), as_f(&b));
                     EvalValue::V(Value::Double(match op {
@@ -419,6 +476,8 @@ fn as_f(n: &Num) -> f64 {
     match n {
         Num::I(i, _) => *i as f64,
         Num::F(f) => *f,
+        // DecimalDataUtils.doubleValue.
+        Num::D(d) => d.to_f64(),
     }
 }
 
@@ -441,17 +500,34 @@ pub fn timestamp_text(ms: i64) -> String {
     }
 }
 
-fn cast(v: EvalValue, ty: &str) -> EvalValue {
+fn cast(v: EvalValue, ty: &str) -> Result<EvalValue, String> {
     if is_null(&v) {
-        return v;
+        return Ok(v);
     }
     let s = text(&v);
     let n = num(&v);
-    match ty {
+    if let Some(crate::value::ColumnType::Decimal(p, sc)) =
+        crate::value::ColumnType::parse(ty).filter(|_| ty.starts_with("DECIMAL"))
+    {
+        // DecimalDataUtils.castFrom / castToDecimal: HALF_UP to the scale, NULL when too long.
+        return match n.as_ref().and_then(as_dec) {
+            Some(d) => Ok(dec_value(d.cast(p, sc))),
+            None => Err(format!(
+                "CAST of {} to {ty} is not simulated",
+                match n {
+                    Some(Num::F(_)) => "a DOUBLE",
+                    _ => "this value",
+                }
+            )),
+        };
+    }
+    Ok(match ty {
         "STRING" => EvalValue::V(Value::Str(s)),
         "INT" => match n {
             Some(Num::I(i, _)) => EvalValue::V(Value::Int(i as i32)),
             Some(Num::F(f)) => EvalValue::V(Value::Int(f as i32)),
+            // DecimalDataUtils.castToIntegral, then Java's (int) of the long.
+            Some(Num::D(d)) => EvalValue::V(Value::Int(d.to_long() as i32)),
             None => s
                 .trim()
                 .parse()
@@ -463,6 +539,7 @@ fn cast(v: EvalValue, ty: &str) -> EvalValue {
             (_, EvalValue::Ts(ms)) => EvalValue::V(Value::Long(*ms)),
             (Some(Num::I(i, _)), _) => EvalValue::V(Value::Long(i)),
             (Some(Num::F(f)), _) => EvalValue::V(Value::Long(f as i64)),
+            (Some(Num::D(d)), _) => EvalValue::V(Value::Long(d.to_long())),
             _ => s
                 .trim()
                 .parse()
@@ -479,13 +556,17 @@ fn cast(v: EvalValue, ty: &str) -> EvalValue {
                 .map(EvalValue::V)
                 .unwrap_or(null()),
         },
+        // DecimalDataUtils.castToBoolean: not zero.
+        "BOOLEAN" if matches!(n, Some(Num::D(_))) => {
+            EvalValue::V(Value::Bool(!matches!(n, Some(Num::D(d)) if d.is_zero())))
+        }
         "BOOLEAN" => match s.trim().to_ascii_lowercase().as_str() {
             "true" => EvalValue::V(Value::Bool(true)),
             "false" => EvalValue::V(Value::Bool(false)),
             _ => null(),
         },
         _ => v,
-    }
+    })
 }
 
 /// An evaluated value as the result carries it: a typed value (serialized as a JSON number,
@@ -494,6 +575,24 @@ pub fn to_value(v: EvalValue) -> Value {
     match v {
         EvalValue::Ts(ms) => Value::Str(timestamp_text(ms)),
         EvalValue::V(v) => v,
+    }
+}
+
+/// A type in the prefix form, one word: `DECIMAL(10, 2)` is `DECIMAL_10_2`.
+fn type_token(ty: &str) -> String {
+    match crate::value::ColumnType::parse(ty) {
+        Some(crate::value::ColumnType::Decimal(p, s)) if ty.starts_with("DECIMAL") => {
+            format!("DECIMAL_{p}_{s}")
+        }
+        _ => ty.to_string(),
+    }
+}
+
+/// See [`type_token`].
+fn type_of_token(tok: &str) -> String {
+    match tok.strip_prefix("DECIMAL_").and_then(|r| r.split_once('_')) {
+        Some((p, s)) => format!("DECIMAL({p}, {s})"),
+        None => tok.to_string(),
     }
 }
 
@@ -528,6 +627,7 @@ impl std::fmt::Display for SqlExpr {
                 Literal::Double(d) => write!(f, "d:{d:?}"),
                 Literal::Str(s) => write!(f, "{}", quoted(s)),
                 Literal::Timestamp(ms) => write!(f, "ts:{ms}"),
+                Literal::Decimal(d) => write!(f, "dec:{d}"),
             },
             SqlExpr::Interval(ms) => write!(f, "iv:{ms}"),
             SqlExpr::Bin { op, left, right } => list(f, op.sql_lower(), &[left, right]),
@@ -537,7 +637,8 @@ impl std::fmt::Display for SqlExpr {
                 list(f, if *negated { "is_not_null" } else { "is_null" }, &[expr])
             }
             SqlExpr::Coalesce(a) => list(f, "coalesce", &a.iter().collect::<Vec<_>>()),
-            SqlExpr::Cast { expr, ty } => list(f, &format!("cast:{ty}"), &[expr]),
+            SqlExpr::Cast { expr, ty } => list(f, &format!("cast:{}", type_token(ty)), &[expr]),
+            SqlExpr::Common { expr, ty } => list(f, &format!("common:{}", type_token(ty)), &[expr]),
             SqlExpr::Case { when, otherwise } => {
                 write!(f, "(case")?;
                 for (c, v) in when {
@@ -631,6 +732,8 @@ fn parse_expr(t: &[String], i: &mut usize, depth: usize) -> Result<SqlExpr, Stri
             SqlExpr::Lit(Literal::Double(
                 v.parse().map_err(|_| format!("bad DOUBLE {w:?}"))?,
             ))
+        } else if let Some(v) = w.strip_prefix("dec:") {
+            SqlExpr::Lit(Literal::Decimal(crate::decimal::Decimal::literal(v)?))
         } else if let Some(v) = w.strip_prefix("ts:") {
             SqlExpr::Lit(Literal::Timestamp(num(v)?))
         } else if let Some(v) = w.strip_prefix("iv:") {
@@ -693,7 +796,11 @@ fn parse_expr(t: &[String], i: &mut usize, depth: usize) -> Result<SqlExpr, Stri
         }
         _ if op.starts_with("cast:") => SqlExpr::Cast {
             expr: one(args)?,
-            ty: op[5..].to_string(),
+            ty: type_of_token(&op[5..]),
+        },
+        _ if op.starts_with("common:") => SqlExpr::Common {
+            expr: one(args)?,
+            ty: type_of_token(&op[7..]),
         },
         _ => {
             let b = BinOp::ALL

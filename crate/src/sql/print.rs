@@ -148,7 +148,7 @@ fn offset(t: &str, ms: i64) -> String {
     }
 }
 
-fn sql_type(t: ColumnType) -> &'static str {
+fn sql_type(t: ColumnType) -> std::borrow::Cow<'static, str> {
     t.sql_name()
 }
 
@@ -165,6 +165,7 @@ fn value_sql(v: &Value, time: bool) -> String {
         Value::Long(i) => i.to_string(),
         Value::Double(d) => format!("{d:?}"),
         Value::Bool(b) => b.to_string().to_ascii_uppercase(),
+        Value::Decimal(d) => d.literal_text(),
     }
 }
 
@@ -325,7 +326,7 @@ pub fn script(sc: &Scenario) -> Result<String, Error> {
                 continue;
             }
             let ty = if Some(ci) == schema.time {
-                "TIMESTAMP(3)"
+                "TIMESTAMP(3)".into()
             } else {
                 sql_type(c.ty)
             };
@@ -599,6 +600,7 @@ pub(crate) fn expr(e: &SqlExpr) -> String {
             Literal::Int(i) => i.to_string(),
             Literal::Long(i) => i.to_string(),
             Literal::Double(d) => format!("{d:?}"),
+            Literal::Decimal(d) => d.to_string(),
             Literal::Str(s) => quote(s),
             Literal::Bool(b) => b.to_string().to_ascii_uppercase(),
             Literal::Timestamp(ms) => format!("TIMESTAMP '{}'", crate::time::format_datetime(*ms)),
@@ -635,6 +637,8 @@ pub(crate) fn expr(e: &SqlExpr) -> String {
             args.iter().map(expr).collect::<Vec<_>>().join(", ")
         ),
         SqlExpr::Cast { expr: x, ty } => format!("CAST({} AS {ty})", expr(x)),
+        // Implicit: reading the script derives it again.
+        SqlExpr::Common { expr: x, .. } => expr(x),
     }
 }
 

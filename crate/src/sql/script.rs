@@ -72,6 +72,8 @@ pub(crate) enum SqlType {
     String,
     Double,
     Boolean,
+    /// `DECIMAL(p, s)`.
+    Decimal(u8, u8),
     /// `TIMESTAMP(3)` / `TIMESTAMP_LTZ(3)`: only as a table's rowtime attribute.
     Timestamp {
         ltz: bool,
@@ -80,8 +82,8 @@ pub(crate) enum SqlType {
 
 impl SqlType {
     /// The type as Flink prints it.
-    fn sql_name(self) -> &'static str {
-        match self {
+    pub(crate) fn sql_name(self) -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed(match self {
             SqlType::Int => "INT",
             SqlType::Bigint => "BIGINT",
             SqlType::String => "STRING",
@@ -89,17 +91,19 @@ impl SqlType {
             SqlType::Boolean => "BOOLEAN",
             SqlType::Timestamp { ltz: false } => "TIMESTAMP(3)",
             SqlType::Timestamp { ltz: true } => "TIMESTAMP_LTZ(3)",
-        }
+            SqlType::Decimal(p, s) => return format!("DECIMAL({p}, {s})").into(),
+        })
     }
-    fn engine(self) -> Option<&'static str> {
-        match self {
-            SqlType::Int => Some("int"),
-            SqlType::Bigint => Some("bigint"),
-            SqlType::String => Some("string"),
-            SqlType::Double => Some("double"),
-            SqlType::Boolean => Some("boolean"),
-            SqlType::Timestamp { .. } => None,
-        }
+    fn engine(self) -> Option<std::borrow::Cow<'static, str>> {
+        Some(std::borrow::Cow::Borrowed(match self {
+            SqlType::Int => "int",
+            SqlType::Bigint => "bigint",
+            SqlType::String => "string",
+            SqlType::Double => "double",
+            SqlType::Boolean => "boolean",
+            SqlType::Decimal(p, s) => return Some(crate::value::ColumnType::Decimal(p, s).name()),
+            SqlType::Timestamp { .. } => return None,
+        }))
     }
 }
 

@@ -129,8 +129,9 @@ function buildStreamPanel(i) {
     actions.recompute();
   });
   columns.addEventListener('input', () => {
+    // A comma inside parentheses belongs to a type: `price:decimal(10,2)`.
     spec().columns = columns.value
-      .split(',')
+      .split(/,(?![^()]*\))/)
       .map((c) => c.trim())
       .filter(Boolean);
     colOptions(key, spec().key);

@@ -31,6 +31,13 @@ settings: Settings, parallelism: number, operator_parallelism: number, max_paral
  */
 columns: Array<string>, 
 /**
+ * The scale of each of `columns` that holds `DECIMAL` values (`null` for the others);
+ * empty when none does. The CLI writes a decimal as a JSON number with Flink's text
+ * (`1.50`), which `JSON.parse` reads as `1.5`: a reader prints it back with this scale
+ * (the page's module writes the text as a string instead; `value::serialize_decimal`).
+ */
+column_scales: Array<number | null>, 
+/**
  * The outputs in emission order: a slice of [`Output`] to code that reads them, kept as
  * the simulator's compact rows and written as JSON from those ([`crate::outputs`]).
  */

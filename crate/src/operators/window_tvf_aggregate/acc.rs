@@ -2,6 +2,7 @@
 //! `COUNT([DISTINCT] col)`, `SUM`, `MIN`, `MAX`, `AVG`, kept per slice and merged per window.
 
 use super::*;
+use crate::decimal::Decimal;
 
 /// One resolved aggregate call.
 #[derive(Clone, Debug)]
@@ -21,6 +22,13 @@ pub(super) struct CallAcc {
     /// Integral sum, wrapping as Java `long` arithmetic does.
     pub(super) isum: i64,
     pub(super) fsum: f64,
+    /// The `DECIMAL(38, s)` sum of a DECIMAL column (SUM, AVG); `None` is NULL.
+    pub(super) dsum: Option<Decimal>,
+    /// AVG's DECIMAL sum overflowed: it stays NULL (its `aggDecimalPlus` of NULL is NULL,
+    /// where SUM's `ifThenElse(isNull(sum), operand, …)` starts again from the next value).
+    pub(super) dsum_lost: bool,
+    /// The call is an AVG (see `dsum_lost`).
+    pub(super) dsum_avg: bool,
     pub(super) min: Option<Value>,
     pub(super) max: Option<Value>,
     /// COUNT(DISTINCT): value → how often (a `MapView`).
@@ -32,6 +40,8 @@ pub(super) struct CallAcc {
 pub(super) enum ValueKey {
     Bool(bool),
     Num(f64),
+    /// A DECIMAL's unscaled value (one column has one scale).
+    Dec(i128),
     Str(String),
 }
 
@@ -40,6 +50,7 @@ pub(super) fn value_key(v: &Value) -> Option<ValueKey> {
         Value::Null => return None,
         Value::Bool(b) => ValueKey::Bool(*b),
         Value::Str(s) => ValueKey::Str(s.clone()),
+        Value::Decimal(d) => ValueKey::Dec(d.unscaled),
         other => ValueKey::Num(other.as_f64()?),
     })
 }
@@ -49,6 +60,7 @@ pub(super) fn less(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Str(x), Value::Str(y)) => x.as_bytes() < y.as_bytes(),
         (Value::Bool(x), Value::Bool(y)) => !*x & *y,
+        (Value::Decimal(x), Value::Decimal(y)) => x.compare(y) == std::cmp::Ordering::Less,
         _ => a.as_f64().unwrap_or(0.0) < b.as_f64().unwrap_or(0.0),
     }
 }
@@ -97,6 +109,7 @@ impl Acc {
                 Value::Int(i) => a.isum = a.isum.wrapping_add(*i as i64),
                 Value::Long(i) => a.isum = a.isum.wrapping_add(*i),
                 Value::Double(d) => a.fsum += d,
+                Value::Decimal(d) => add_decimal(a, c.func, Some(**d)),
                 _ => {}
             }
             if a.min.as_ref().is_none_or(|m| less(v, m)) {
@@ -116,6 +129,18 @@ impl Acc {
             a.n += b.n;
             a.isum = a.isum.wrapping_add(b.isum);
             a.fsum += b.fsum;
+            if b.dsum_lost {
+                a.dsum_lost = true;
+                a.dsum = None;
+            } else if b.dsum.is_some() {
+                // mergeExpressions: the same null handling and aggDecimalPlus as accumulate.
+                let func = if b.dsum_avg {
+                    AggFunc::Avg
+                } else {
+                    AggFunc::Sum
+                };
+                add_decimal(a, func, b.dsum);
+            }
             if let Some(m) = &b.min {
                 if a.min.as_ref().is_none_or(|x| less(m, x)) {
                     a.min = Some(m.clone());
@@ -146,6 +171,26 @@ impl Acc {
                 }
                 AggFunc::Count => SqlValue::Int(a.n),
                 _ if a.n == 0 => SqlValue::Null,
+                // SumAggFunction.DecimalSumAggFunction: DECIMAL(38, s).
+                AggFunc::Sum if matches!(c.ty, ColumnType::Decimal(..)) => a
+                    .dsum
+                    .map_or(SqlValue::Null, |d| SqlValue::Decimal(Box::new(d))),
+                // AvgAggFunction.DecimalAvgAggFunction: cast(div(sum, count)) into
+                // findAvgAggType, DECIMAL(38, max(s, 6)); the division is DecimalDataUtils.divide.
+                AggFunc::Avg if matches!(c.ty, ColumnType::Decimal(..)) => {
+                    let ColumnType::Decimal(_, s) = c.ty else {
+                        return SqlValue::Null;
+                    };
+                    let (p, s) = crate::decimal::avg_type(s);
+                    match a.dsum {
+                        Some(sum) => sum
+                            .div_as(&crate::decimal::of_long(a.n), p, s)
+                            .ok()
+                            .flatten()
+                            .map_or(SqlValue::Null, |d| SqlValue::Decimal(Box::new(d))),
+                        None => SqlValue::Null,
+                    }
+                }
                 AggFunc::Sum => match c.ty {
                     // SUM(INT) is INT: Java int arithmetic wraps.
                     ColumnType::Int => SqlValue::Int(a.isum as i32 as i64),
@@ -164,6 +209,33 @@ impl Acc {
             })
             .collect()
     }
+}
+
+/// Adds a DECIMAL value (or a merged partial sum) to a call's `DECIMAL(38, s)` sum with
+/// `aggDecimalPlus` (`DecimalDataUtils.add(sum, v, 38, s)`: NULL when the exact sum needs more
+/// than 38 digits). SUM starts from the first non-null value and again after an overflow
+/// (`ifThenElse(isNull(sum), operand, plus)`); AVG starts from a `0` and a NULL sum stays NULL.
+fn add_decimal(a: &mut CallAcc, func: AggFunc, v: Option<Decimal>) {
+    let Some(v) = v else {
+        return;
+    };
+    a.dsum_avg |= func == AggFunc::Avg;
+    if a.dsum_lost {
+        return;
+    }
+    a.dsum = match a.dsum {
+        None => Some(Decimal {
+            precision: crate::decimal::MAX_PRECISION,
+            ..v
+        }),
+        Some(sum) => {
+            let r = sum.add_as(&v, crate::decimal::MAX_PRECISION, sum.scale);
+            if r.is_none() && a.dsum_avg {
+                a.dsum_lost = true;
+            }
+            r
+        }
+    };
 }
 
 /// Resolves the aggregate calls against the stream's columns.
@@ -203,7 +275,13 @@ pub(super) fn resolve(plan: &Plan) -> Result<Vec<Call>, String> {
                 }
             };
             if matches!(a.func, AggFunc::Sum | AggFunc::Avg)
-                && !matches!(ty, ColumnType::Int | ColumnType::Long | ColumnType::Double)
+                && !matches!(
+                    ty,
+                    ColumnType::Int
+                        | ColumnType::Long
+                        | ColumnType::Double
+                        | ColumnType::Decimal(..)
+                )
             {
                 return Err(format!(
                     "aggregate {}: {:?} needs a numeric column, not {}",

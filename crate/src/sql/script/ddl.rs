@@ -436,6 +436,18 @@ pub(super) fn sql_type(dt: &DataType, at: Location) -> Result<SqlType, SqlError>
         "TIMESTAMP(3)" | "TIMESTAMP" => SqlType::Timestamp { ltz: false },
         "TIMESTAMP_LTZ(3)" | "TIMESTAMP(3)WITHLOCALTIMEZONE" => SqlType::Timestamp { ltz: true },
         _ if s.starts_with("VARCHAR(") || s.starts_with("CHAR(") => SqlType::String,
+        // DECIMAL, DECIMAL(p), DECIMAL(p, s) and the synonyms DEC / NUMERIC (DecimalType;
+        // the defaults are precision 10, scale 0).
+        _ if ["DECIMAL", "DEC", "NUMERIC"]
+            .iter()
+            .any(|k| s == *k || s.starts_with(&format!("{k}("))) =>
+        {
+            match crate::value::ColumnType::parse_checked(&s) {
+                Ok(Some(crate::value::ColumnType::Decimal(p, sc))) => SqlType::Decimal(p, sc),
+                Err(m) => return Err(err(at, m)),
+                _ => return Err(unsupported(at, &format!("the type {dt}"))),
+            }
+        }
         _ => return Err(unsupported(at, &format!("the type {dt}"))),
     })
 }

@@ -486,7 +486,7 @@ pub(super) fn sides_of(e: &SqlExpr, out: &mut [bool; 2]) {
         }
         SqlExpr::Not(x) | SqlExpr::Neg(x) => sides_of(x, out),
         SqlExpr::IsNull { expr, .. } => sides_of(expr, out),
-        SqlExpr::Cast { expr, .. } => sides_of(expr, out),
+        SqlExpr::Cast { expr, .. } | SqlExpr::Common { expr, .. } => sides_of(expr, out),
         SqlExpr::Coalesce(a) => a.iter().for_each(|x| sides_of(x, out)),
         SqlExpr::Case { when, otherwise } => {
             for (c, v) in when {
@@ -603,6 +603,26 @@ impl Resolver<'_> {
         {
             if let (Some((sa, a)), Some((sb, b))) = (self.column(left)?, self.column(right)?) {
                 if sa != sb && !self.is_time_attr(sa, &a) {
+                    // Keys of different DECIMAL types are both cast to their common type
+                    // before the exchange, which then hashes that type's bytes.
+                    let ty = |side: usize, n: &str| {
+                        self.tables[self.inputs[side].0]
+                            .columns
+                            .iter()
+                            .find(|(c, _, _)| c == n)
+                            .map(|(_, t, _)| *t)
+                    };
+                    let (ta, tb) = (ty(sa, &a), ty(sb, &b));
+                    if ta != tb
+                        && [ta, tb]
+                            .iter()
+                            .any(|t| matches!(t, Some(SqlType::Decimal(..))))
+                    {
+                        return Err(unsupported(
+                            e.span().start,
+                            "a join key equality of columns of different types where one is a DECIMAL (declare both with the same DECIMAL(p, s))",
+                        ));
+                    }
                     return Ok(Some(if sa == 0 { (a, b) } else { (b, a) }));
                 }
             }
@@ -694,6 +714,140 @@ impl Resolver<'_> {
         }
     }
 
+    /// The static type of an expression over the inputs' columns, as the planner infers it
+    /// (`None`: NULL, an interval, or a type the simulation does not track). Arithmetic
+    /// follows Calcite / `LogicalTypeMerging`: integers stay integers (`INT` op `BIGINT` is
+    /// `BIGINT`), any `DOUBLE` makes a `DOUBLE`, otherwise a `DECIMAL` by
+    /// `findAdditionDecimalType` and the others (an integer as `DECIMAL(10, 0)` /
+    /// `DECIMAL(19, 0)`).
+    fn static_type(&self, e: &SqlExpr) -> Option<SqlType> {
+        use crate::decimal as dec;
+        use crate::sql::ir::Literal;
+        let as_dec = |t: SqlType| match t {
+            SqlType::Int => Some((10, 0)),
+            SqlType::Bigint => Some((19, 0)),
+            SqlType::Decimal(p, s) => Some((p, s)),
+            _ => None,
+        };
+        Some(match e {
+            SqlExpr::Col { input, name } => {
+                let (ti, _) = self.inputs.get(*input as usize)?;
+                let t = &self.tables[*ti];
+                if self.is_time_attr(*input as usize, name) {
+                    return Some(SqlType::Timestamp { ltz: false });
+                }
+                t.columns.iter().find(|(n, _, _)| n == name)?.1
+            }
+            SqlExpr::Lit(l) => match l {
+                Literal::Null => return None,
+                Literal::Int(_) => SqlType::Int,
+                Literal::Long(_) => SqlType::Bigint,
+                Literal::Double(_) => SqlType::Double,
+                Literal::Decimal(d) => SqlType::Decimal(d.precision, d.scale),
+                Literal::Str(_) => SqlType::String,
+                Literal::Bool(_) => SqlType::Boolean,
+                Literal::Timestamp(_) => SqlType::Timestamp { ltz: false },
+            },
+            SqlExpr::Interval(_) => return None,
+            SqlExpr::Not(_) | SqlExpr::IsNull { .. } => SqlType::Boolean,
+            SqlExpr::Neg(x) => self.static_type(x)?,
+            SqlExpr::Cast { ty, .. } | SqlExpr::Common { ty, .. } => {
+                match crate::value::ColumnType::parse(ty)? {
+                    crate::value::ColumnType::Decimal(p, s) => SqlType::Decimal(p, s),
+                    crate::value::ColumnType::Int => SqlType::Int,
+                    crate::value::ColumnType::Long => SqlType::Bigint,
+                    crate::value::ColumnType::Double => SqlType::Double,
+                    crate::value::ColumnType::Boolean => SqlType::Boolean,
+                    crate::value::ColumnType::String => SqlType::String,
+                }
+            }
+            SqlExpr::Coalesce(args) => self.common_type(args.iter())?,
+            SqlExpr::Case { when, otherwise } => {
+                self.common_type(when.iter().map(|(_, v)| v).chain(otherwise.as_deref()))?
+            }
+            SqlExpr::Bin { op, left, right } => match op {
+                BinOp::Concat => SqlType::String,
+                BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod => {
+                    let (l, r) = (self.static_type(left)?, self.static_type(right)?);
+                    match (l, r) {
+                        (SqlType::Int, SqlType::Int) => SqlType::Int,
+                        (SqlType::Int | SqlType::Bigint, SqlType::Int | SqlType::Bigint) => {
+                            SqlType::Bigint
+                        }
+                        (SqlType::Double, _) | (_, SqlType::Double) => SqlType::Double,
+                        _ => {
+                            let ((p1, s1), (p2, s2)) = (as_dec(l)?, as_dec(r)?);
+                            let (p, s) = match op {
+                                BinOp::Add | BinOp::Sub => dec::addition_type(p1, s1, p2, s2),
+                                BinOp::Mul => dec::multiplication_type(p1, s1, p2, s2),
+                                BinOp::Div => dec::division_type(p1, s1, p2, s2),
+                                _ => dec::modulo_type(p1, s1, p2, s2),
+                            };
+                            SqlType::Decimal(p, s)
+                        }
+                    }
+                }
+                _ => SqlType::Boolean,
+            },
+        })
+    }
+
+    /// The common type of a `CASE`'s or `COALESCE`'s branches when they are all numeric
+    /// (`LogicalTypeMerging.findCommonType`: `createCommonExactNumericType` keeps the most
+    /// integral digits and the largest scale within 38 digits; any `DOUBLE` gives `DOUBLE`);
+    /// NULL branches do not count.
+    fn common_type<'e>(&self, branches: impl Iterator<Item = &'e SqlExpr>) -> Option<SqlType> {
+        let mut acc: Option<SqlType> = None;
+        for b in branches {
+            let Some(t) = self.static_type(b) else {
+                if matches!(b, SqlExpr::Lit(crate::sql::ir::Literal::Null)) {
+                    continue;
+                }
+                return None;
+            };
+            acc = Some(match acc {
+                None => t,
+                Some(a) if a == t => a,
+                Some(a) => common_numeric(a, t)?,
+            });
+        }
+        acc
+    }
+
+    /// Wraps a `CASE` / `COALESCE` whose numeric branches differ in type into a cast to their
+    /// common type (see [`SqlExpr::Common`]).
+    fn common(&self, e: SqlExpr) -> SqlExpr {
+        let branches: Vec<&SqlExpr> = match &e {
+            SqlExpr::Coalesce(a) => a.iter().collect(),
+            SqlExpr::Case { when, otherwise } => when
+                .iter()
+                .map(|(_, v)| v)
+                .chain(otherwise.as_deref())
+                .collect(),
+            _ => return e,
+        };
+        let Some(t) = self.common_type(branches.iter().copied()) else {
+            return e;
+        };
+        let differ = branches.iter().any(|b| {
+            !matches!(b, SqlExpr::Lit(crate::sql::ir::Literal::Null))
+                && self.static_type(b) != Some(t)
+        });
+        if differ
+            && matches!(
+                t,
+                SqlType::Int | SqlType::Bigint | SqlType::Double | SqlType::Decimal(..)
+            )
+        {
+            SqlExpr::Common {
+                expr: Box::new(e),
+                ty: t.sql_name().into(),
+            }
+        } else {
+            e
+        }
+    }
+
     fn expr(&self, e: &Expr) -> Result<SqlExpr, SqlError> {
         let at = e.span().start;
         if let Some((side, name)) = self.column(e)? {
@@ -779,27 +933,39 @@ impl Resolver<'_> {
                     };
                     when.push((cond, self.expr(&c.result)?));
                 }
-                SqlExpr::Case {
+                let case = SqlExpr::Case {
                     when,
                     otherwise: match else_result {
                         Some(x) => Some(b(x)?),
                         None => None,
                     },
-                }
+                };
+                self.common(case)
             }
             Expr::Cast {
                 expr, data_type, ..
             } => {
-                let ty = match sql_type(data_type, at)? {
-                    SqlType::Int => "INT",
-                    SqlType::Bigint => "BIGINT",
-                    SqlType::String => "STRING",
-                    SqlType::Double => "DOUBLE",
-                    SqlType::Boolean => "BOOLEAN",
+                let target = sql_type(data_type, at)?;
+                let ty = match target {
                     SqlType::Timestamp { .. } => return Err(unsupported(at, "CAST to TIMESTAMP")),
+                    t => t.sql_name(),
                 };
+                let inner = b(expr)?;
+                if let SqlType::Decimal(..) = target {
+                    // DOUBLE -> DECIMAL goes through Java 17's Double.toString
+                    // (DecimalDataUtils.castFrom(double)), whose digits Rust's shortest form does
+                    // not always match; STRING and BOOLEAN casts have rules of their own.
+                    if let Some(from @ (SqlType::Double | SqlType::String | SqlType::Boolean)) =
+                        self.static_type(&inner)
+                    {
+                        return Err(unsupported(
+                            at,
+                            &format!("a CAST of a {} to {ty}", from.sql_name()),
+                        ));
+                    }
+                }
                 SqlExpr::Cast {
-                    expr: b(expr)?,
+                    expr: inner,
                     ty: ty.into(),
                 }
             }
@@ -814,7 +980,7 @@ impl Resolver<'_> {
                         _ => return Err(err(at, "COALESCE takes plain arguments")),
                     }
                 }
-                SqlExpr::Coalesce(args)
+                self.common(SqlExpr::Coalesce(args))
             }
             Expr::Function(f) if last_ident(&f.name).value == TABLE_ARG => {
                 return Err(err(at, "TABLE t is a table function's argument"))
@@ -832,4 +998,35 @@ impl Resolver<'_> {
             _ => return Err(unsupported(at, "this expression")),
         })
     }
+}
+
+/// `LogicalTypeMerging.createCommonExactNumericType` / `createCommonApproximateNumericType` for
+/// two numeric types (`None` when one is not numeric).
+fn common_numeric(a: SqlType, b: SqlType) -> Option<SqlType> {
+    let prec = |t: SqlType| match t {
+        SqlType::Int => Some((10u8, 0u8)),
+        SqlType::Bigint => Some((19, 0)),
+        SqlType::Decimal(p, s) => Some((p, s)),
+        _ => None,
+    };
+    Some(match (a, b) {
+        (SqlType::Double, x) | (x, SqlType::Double) => {
+            prec(x)?;
+            SqlType::Double
+        }
+        (SqlType::Decimal(..), _) | (_, SqlType::Decimal(..)) => {
+            let ((p1, s1), (p2, s2)) = (prec(a)?, prec(b)?);
+            let int = (p1 - s1).max(p2 - s2).min(38);
+            let scale = s1.max(s2).min(38 - int);
+            SqlType::Decimal(int + scale, scale)
+        }
+        _ => {
+            let ((p1, _), (p2, _)) = (prec(a)?, prec(b)?);
+            if p1 >= p2 {
+                a
+            } else {
+                b
+            }
+        }
+    })
 }

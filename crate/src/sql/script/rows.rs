@@ -52,6 +52,29 @@ impl State {
                 (Literal::Int(_) | Literal::Long(_), SqlType::Int | SqlType::Bigint)
                 | (Literal::Int(_) | Literal::Long(_) | Literal::Double(_), SqlType::Double)
                 | (Literal::Bool(_), SqlType::Boolean) => lit_text(&lit),
+                // A DECIMAL literal into a DOUBLE column: DecimalDataUtils.doubleValue.
+                (Literal::Decimal(d), SqlType::Double) => format!("{:?}", d.to_f64()),
+                // Into a DECIMAL(p, s) column the literal is cast as Flink's INSERT casts it:
+                // HALF_UP to the scale, NULL when it has too many integral digits.
+                (
+                    Literal::Int(_) | Literal::Long(_) | Literal::Decimal(_),
+                    SqlType::Decimal(p, s),
+                ) => {
+                    let exact = lit_text(&lit);
+                    match crate::decimal::Decimal::parse_literal(&exact, *p, *s) {
+                        Ok(Some(d)) => d.to_string(),
+                        Ok(None) => "null".to_string(),
+                        Err(m) => return Err(err(pos, m)),
+                    }
+                }
+                (Literal::Double(_), SqlType::Decimal(..)) => {
+                    // DecimalDataUtils.castFrom(double) goes through Java 17's
+                    // Double.toString, whose digits Rust's shortest form does not always match.
+                    return Err(unsupported(
+                        pos,
+                        "a DOUBLE literal (with an exponent) in a DECIMAL column (write it without the exponent)",
+                    ));
+                }
                 (Literal::Str(s), SqlType::String) => field(s),
                 _ => {
                     return Err(err(
@@ -170,6 +193,7 @@ pub(super) fn literal(e: &Expr) -> Result<Literal, SqlError> {
                 None => return Err(err(at, "number out of range")),
             },
             Literal::Double(d) => Literal::Double(-d),
+            Literal::Decimal(d) => Literal::Decimal(d.neg()),
             _ => return Err(err(at, "a minus sign needs a number")),
         },
         Expr::TypedString(ts) if matches!(ts.data_type, DataType::Timestamp(..)) => {
@@ -189,12 +213,20 @@ pub(super) fn literal(e: &Expr) -> Result<Literal, SqlError> {
     })
 }
 
+/// A numeric literal with Calcite's type: `INT`, `BIGINT`, a `DECIMAL(p, s)` for one with a
+/// point or too long for a `BIGINT` (`1.50` is `DECIMAL(3, 2)`; more than 38 digits is
+/// Calcite's "Numeric literal … out of range"), a `DOUBLE` with an exponent (`1.5e0`).
 pub(super) fn number(n: &str, at: Location) -> Result<Literal, SqlError> {
     if let Ok(i) = n.parse::<i32>() {
         return Ok(Literal::Int(i));
     }
     if let Ok(i) = n.parse::<i64>() {
         return Ok(Literal::Long(i));
+    }
+    if !n.contains(['e', 'E']) {
+        return crate::decimal::Decimal::literal(n)
+            .map(Literal::Decimal)
+            .map_err(|m| err(at, m));
     }
     n.parse::<f64>()
         .ok()
@@ -209,6 +241,7 @@ pub(super) fn lit_text(l: &Literal) -> String {
         Literal::Int(i) => i.to_string(),
         Literal::Long(i) => i.to_string(),
         Literal::Double(d) => format!("{d:?}"),
+        Literal::Decimal(d) => d.to_string(),
         Literal::Str(s) => field(s),
         Literal::Bool(b) => b.to_string(),
         Literal::Timestamp(ms) => crate::time::format_datetime(*ms),
