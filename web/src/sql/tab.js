@@ -8,7 +8,7 @@
 
 import { h, fill } from '../dom.js';
 import { app, $, ui, actions, panel } from '../app/state.js';
-import { layoutStreams } from '../panels/streams.js';
+import { layoutStreams, streamPanels } from '../panels/streams.js';
 import { loadSql, sqlModule, parseScript, printScript } from './runtime.js';
 import { mergeScript } from './sync.js';
 import { wasm } from '../engine.js';
@@ -23,8 +23,14 @@ let fromEditor = false;
 let pending = false;
 /** @type {'controls' | 'sql'} */
 let tab = 'controls';
-/** The time of the last edit's parse (ms), for the benchmarks. */
-export const sqlTimings = { parseMs: 0, edits: 0 };
+/**
+ * The time of the last edit's parse (ms), what that read reused (`read`: rows reused and read
+ * again, statements read, whether it read the whole script), how many edits ran nothing (the
+ * script's meaning did not change), for the tests and benchmarks.
+ */
+export const sqlTimings = { parseMs: 0, edits: 0, read: /** @type {any} */ (null), unchanged: 0 };
+/** The last script read in the editor was read without an error (so its run is the one shown). */
+let lastReadOk = false;
 
 /** Whether a SQL scenario waits for the SQL module (its run comes once it has read the script). */
 export function sqlPending() {
@@ -96,18 +102,26 @@ function clearErrors() {
 
 /**
  * Takes a scenario read from a script: its streams, job and script; the page's own fields
- * (title, description, expected) stay. Returns whether the streams changed.
- * @param {any} parsed
+ * (title, description, expected) stay. Says what changed: `streams` (anything of the streams),
+ * `rows` (the streams whose rows alone changed, when nothing else did: the row editors take
+ * them and the run is a rows-only run, as after a key in a row editor), `none` (nothing but the
+ * script's text: a space, a comment).
+ * @param {any} parsed @returns {{ streams: boolean, rows: number[] | null, none: boolean }}
  */
 function adopt(parsed) {
   const sc = app.scenario;
-  const before = JSON.stringify(sc.streams);
+  for (const s of parsed.streams || []) if (typeof s.rows !== 'string') s.rows = String(s.rows ?? '');
+  const before = sc.streams || [];
+  const after = parsed.streams || [];
+  const def = (/** @type {any} */ s) => JSON.stringify({ ...s, rows: undefined });
+  const sameDefs = before.length === after.length && before.every((/** @type {any} */ s, /** @type {number} */ i) => def(s) === def(after[i]));
+  const rows = sameDefs ? after.map((/** @type {any} */ _, /** @type {number} */ i) => i).filter((/** @type {number} */ i) => before[i].rows !== after[i].rows) : null;
+  const sameJob = sc.version === parsed.version && JSON.stringify(sc.job) === JSON.stringify(parsed.job);
   for (const k of ['version', 'job', 'streams', 'sql']) {
     if (parsed[k] !== undefined) sc[k] = parsed[k];
     else if (k !== 'version') delete sc[k];
   }
-  for (const s of sc.streams) if (typeof s.rows !== 'string') s.rows = String(s.rows ?? '');
-  return JSON.stringify(sc.streams) !== before;
+  return { streams: !sameDefs || !!(rows && rows.length), rows: sameJob ? rows : null, none: sameJob && !!rows && rows.length === 0 };
 }
 
 /** A keystroke in the SQL editor. @param {string} text */
@@ -119,7 +133,10 @@ function onEdit(text) {
   const t0 = performance.now();
   const r = parseScript(text);
   sqlTimings.parseMs = performance.now() - t0;
+  sqlTimings.read = r.read || null;
   sqlTimings.edits++;
+  const wasOk = lastReadOk;
+  lastReadOk = !!r.scenario;
   if (!r.scenario) {
     markErrors(r.errors || []);
     const e = (r.errors || [])[0];
@@ -131,13 +148,26 @@ function onEdit(text) {
     actions.scheduleHash();
     return;
   }
-  clearErrors();
-  const streamsChanged = adopt(r.scenario);
-  ui.controls.load();
-  if (streamsChanged) layoutStreams();
+  if (!wasOk) clearErrors();
+  const change = adopt(r.scenario);
+  if (change.none && wasOk) {
+    // The same scenario as the run shown (a space, a comment): nothing to run; the link
+    // carries the new text.
+    sqlTimings.unchanged++;
+    actions.scheduleHash();
+    return;
+  }
+  if (change.rows) {
+    // Only rows changed: the row editors of those streams take them, and the run is the one a
+    // key in a row editor makes (no controls or stream panels to lay out again).
+    for (const i of change.rows) if (streamPanels[i]) streamPanels[i].editor.setText(app.scenario.streams[i].rows);
+  } else {
+    ui.controls.load();
+    if (change.streams) layoutStreams();
+  }
   fromEditor = true;
   try {
-    actions.recompute();
+    actions.recompute({ rowsOnly: !!change.rows });
   } finally {
     fromEditor = false;
   }
@@ -181,9 +211,10 @@ export function sqlScenarioShown(sc) {
 function readShown(sc) {
   setDoc(sc.sql);
   const r = parseScript(sc.sql);
+  lastReadOk = !!r.scenario;
   if (r.scenario) {
     clearErrors();
-    if (adopt(r.scenario)) layoutStreams();
+    if (adopt(r.scenario).streams) layoutStreams();
     ui.controls.load();
   } else markErrors(r.errors || []);
 }
