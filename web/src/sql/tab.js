@@ -267,11 +267,19 @@ export function syncScriptFromScenario() {
   const mine = parseScript(sc.sql);
   if (!mine.scenario) return; // the script does not read: it is the user's to fix
   // Both sides in the engine's normal form (defaults left out), so that a default a control
-  // wrote in is no change.
+  // wrote in is no change. The rows are compared as they are (the normal form keeps them as
+  // they are): they are left out of the normalisation, which would copy them through JSON
+  // and the engine twice on every key typed in a row editor.
   const norm = (/** @type {any} */ x) => {
-    const j = JSON.stringify(withoutScript(x));
+    const bare = withoutScript(x);
+    bare.streams = (x.streams || []).map((/** @type {any} */ s) => ({ ...s, rows: '' }));
+    const j = JSON.stringify(bare);
     const n = wasm.normalize(j);
-    return JSON.parse(typeof n === 'string' ? n : j);
+    const out = JSON.parse(typeof n === 'string' ? n : j);
+    (out.streams || []).forEach((/** @type {any} */ s, /** @type {number} */ i) => {
+      if (x.streams && x.streams[i]) s.rows = x.streams[i].rows;
+    });
+    return out;
   };
   const p = norm(mine.scenario);
   const cur = norm(sc);
