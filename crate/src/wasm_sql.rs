@@ -71,12 +71,16 @@ struct ParsedRead<'a> {
 
 /// [`sql_to_scenario`] for a script being typed: the same answer, read by a reader that keeps
 /// what it read of the previous scripts and reads again only the statements and `INSERT` rows
-/// whose text changed. Also `read`: how much it reused.
+/// whose text changed. Also `read`: how much it reused. The scenario comes without its `sql`
+/// (the text passed in, which the caller has): the script is most of the answer's size.
 #[wasm_bindgen]
 pub fn sql_read(text: &str) -> JsValue {
     READER.with(|r| {
         let mut r = r.borrow_mut();
-        let res = r.read(text);
+        let mut res = r.read(text);
+        if let Ok(sc) = &mut res {
+            sc.sql = String::new();
+        }
         let s = r.stats();
         let read = ReadOut {
             rows_reused: s.rows_reused,

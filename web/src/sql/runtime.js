@@ -37,6 +37,8 @@ export function sqlModule() {
 export function parseScript(text) {
   try {
     const out = loaded.sql_read(text);
+    // The module leaves the script out of its answer: it is `text`.
+    if (out && out.scenario && typeof out.scenario.sql !== 'string') out.scenario.sql = text;
     return out && typeof out === 'object' ? out : { errors: [{ line: 1, column: 1, message: 'the SQL reader returned nothing' }] };
   } catch (e) {
     return { errors: [{ line: 1, column: 1, message: `the SQL reader failed: ${/** @type {Error} */ (e).message || e}` }] };
