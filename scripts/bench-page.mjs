@@ -220,6 +220,8 @@ async function benchEdits(env, n, { sql = false, sqlRows = false } = {}) {
   let detailFirst = 0;
   /** The SQL module's read of each key's script (ms), in the SQL-editor runs. */
   const reads = [];
+  /** The SQL editor's key, by phase (ms; sqlTimings.phases: schema, read, adopt, run). */
+  const phases = [];
   await page.evaluate(() => (window.__bench.long = []));
   for (let i = 0; i < EDITS; i++) {
     const wait = page.evaluate(
@@ -248,8 +250,9 @@ async function benchEdits(env, n, { sql = false, sqlRows = false } = {}) {
       return e ? e.dur : 15;
     });
     presented.push(w.presented);
-    const st = await page.evaluate(() => ({ status: document.getElementById('status').textContent, run: window.__joinlab.app.lastRunMs, draw: window.__joinlab.app.lastRenderMs, parts: { ...window.__joinlab.app.timings }, sqlRead: window.__joinlab.sql?.parseMs ?? null }));
+    const st = await page.evaluate(() => ({ status: document.getElementById('status').textContent, run: window.__joinlab.app.lastRunMs, draw: window.__joinlab.app.lastRenderMs, parts: { ...window.__joinlab.app.timings }, sqlRead: window.__joinlab.sql?.parseMs ?? null, sqlPhases: { ...(window.__joinlab.sql?.phases || {}) } }));
     if (sql) reads.push(st.sqlRead);
+    if (sql) phases.push(st.sqlPhases);
     if (/\(worker\)/.test(st.status)) viaWorker++;
     times.push(w.ms);
     doms.push(w.dom);
@@ -265,7 +268,7 @@ async function benchEdits(env, n, { sql = false, sqlRows = false } = {}) {
   // What the last key's read reused (pages whose reader reads the whole script say nothing).
   const read = sql ? await page.evaluate(() => window.__joinlab.sql?.read ?? null) : null;
   await context.close();
-  return { n, sql, sqlRows, parseMs, reads, read, times, doms, works, presented, firstFrames, detailFirst, engine, draw, parts, viaWorker, longMax: long.length ? Math.max(...long) : 0, longCount: long.length };
+  return { n, sql, sqlRows, parseMs, reads, read, phases, times, doms, works, presented, firstFrames, detailFirst, engine, draw, parts, viaWorker, longMax: long.length ? Math.max(...long) : 0, longCount: long.length };
 }
 
 async function benchPaste(env, n) {
@@ -459,7 +462,9 @@ async function main() {
   for (const e of edits) {
     const names = [...new Set(e.parts.flatMap((p) => Object.keys(p)))];
     const readText = e.read ? `; the last key read ${e.read.rows_read} row(s), reused ${e.read.rows_reused}${e.read.full_read ? ', read the whole script' : ''}` : '';
-    log(`- ${e.n.toLocaleString('en')} rows${e.sqlRows ? ' (SQL scenario, row editor)' : ''}${e.sql ? ` (SQL editor; the script read per key p50 ${f1(pct(e.reads, 50))} / p95 ${f1(pct(e.reads, 95))} ms${readText})` : ''}: ${names.map((k) => `${k} ${f1(pct(e.parts.map((p) => p[k] || 0), 50))}`).join(', ')}`);
+    const phaseNames = e.sql ? [...new Set(e.phases.flatMap((p) => Object.keys(p)))] : [];
+    const phaseText = phaseNames.length ? `; the key's handler by phase p50: ${phaseNames.map((k) => `${k} ${f1(pct(e.phases.map((p) => p[k] || 0), 50))}`).join(', ')} ms` : '';
+    log(`- ${e.n.toLocaleString('en')} rows${e.sqlRows ? ' (SQL scenario, row editor)' : ''}${e.sql ? ` (SQL editor; the script read per key p50 ${f1(pct(e.reads, 50))} / p95 ${f1(pct(e.reads, 95))} ms${readText}${phaseText})` : ''}: ${names.map((k) => `${k} ${f1(pct(e.parts.map((p) => p[k] || 0), 50))}`).join(', ')}`);
   }
   log();
   log('### Paste (a paste event over the whole left editor; the right stream already holds n/2 rows)');
