@@ -59,6 +59,14 @@ struct Row {
     used: u64,
 }
 
+/// The rows an `INSERT` gave, for its target table's definition.
+struct CachedInsert {
+    target: String,
+    table: Rc<str>,
+    rows: Vec<String>,
+    used: u64,
+}
+
 /// A row's text (or error, in the row's frame) for its table's definition (`Debug` text) and
 /// its annotation comment.
 type RowText = (Rc<str>, Option<String>, Result<String, SqlError>);
@@ -68,6 +76,9 @@ type RowText = (Rc<str>, Option<String>, Result<String, SqlError>);
 #[derive(Default)]
 pub struct ScriptReader {
     rows: FxHashMap<String, Row>,
+    /// Whole `INSERT`s read on the fast path, by their text: a statement that did not change
+    /// takes its rows without looking at each.
+    inserts: FxHashMap<String, CachedInsert>,
     generation: u64,
     stats: ReadStats,
 }
@@ -212,6 +223,8 @@ fn line_comment(t: &TokenWithSpan) -> Option<(Location, String)> {
 enum Prepared {
     Tokens(Vec<TokenWithSpan>),
     Insert(Insert),
+    /// An `INSERT` whose text is in `inserts`: the piece, and where it starts.
+    Cached(usize, Cursor),
 }
 
 /// `INSERT INTO target VALUES (…), …;` cut into its rows.
@@ -224,6 +237,8 @@ struct Insert {
     comments: Vec<(usize, Location, String)>,
     /// Whether a row holds a single-line comment.
     row_comments: bool,
+    /// Its piece of the script.
+    piece: usize,
 }
 
 impl ScriptReader {
@@ -254,6 +269,10 @@ impl ScriptReader {
             let g = self.generation;
             self.rows.retain(|_, r| r.used == g);
         }
+        if self.inserts.len() > 64 {
+            let g = self.generation;
+            self.inserts.retain(|_, r| r.used == g);
+        }
         out
     }
 
@@ -273,7 +292,12 @@ impl ScriptReader {
         for (k, p) in list.iter().enumerate() {
             cur.advance(b, p.start);
             let origin = cur.at;
-            if let Some(ins) = self.insert(text, p, cur) {
+            if let Some(c) = self.inserts.get_mut(&text[p.start..p.end]) {
+                c.used = self.generation;
+                prepared.push(Prepared::Cached(k, cur));
+                continue;
+            }
+            if let Some(ins) = self.insert(text, p, cur, k) {
                 prepared.push(Prepared::Insert(ins));
                 continue;
             }
@@ -326,7 +350,28 @@ impl ScriptReader {
                     self.stats.statements_read += 1;
                     st.statement(&FlinkDialect, toks, first)
                 }
-                Prepared::Insert(ins) => self.apply_insert(&mut st, text, ins),
+                Prepared::Insert(ins) => self.apply_insert(&mut st, text, &list[..], ins),
+                Prepared::Cached(k, cur) => {
+                    let p = &list[k];
+                    let c = &self.inserts[&text[p.start..p.end]];
+                    let ti = st
+                        .tables
+                        .iter()
+                        .position(|t| t.name.eq_ignore_ascii_case(&c.target));
+                    match ti {
+                        Some(ti) if *c.table == *table_key(&st.tables[ti]) => {
+                            self.stats.rows_reused += c.rows.len();
+                            st.tables[ti].rows.extend(c.rows.iter().cloned());
+                            Ok(())
+                        }
+                        // Another table than when it was read: read it row by row (its text
+                        // read the same way then, so this cannot fail to cut it).
+                        _ => match self.insert(text, p, cur, k) {
+                            Some(ins) => self.apply_insert(&mut st, text, &list[..], ins),
+                            None => return None,
+                        },
+                    }
+                }
             };
             if let Err(e) = r {
                 return Some(Err(e));
@@ -337,7 +382,7 @@ impl ScriptReader {
 
     /// A plain `INSERT INTO t VALUES (…), (…);` cut into rows, each read (or found) in the
     /// cache; `None` for any other statement, or when a row does not read on its own.
-    fn insert(&mut self, text: &str, p: &Piece, start: Cursor) -> Option<Insert> {
+    fn insert(&mut self, text: &str, p: &Piece, start: Cursor, piece: usize) -> Option<Insert> {
         let b = text.as_bytes();
         let semi = p.semicolon?;
         // Cheap test first: the statement's first word is INSERT.
@@ -460,6 +505,7 @@ impl ScriptReader {
             rows,
             comments,
             row_comments,
+            piece,
         })
     }
 
@@ -497,7 +543,13 @@ impl ScriptReader {
     }
 
     /// Reads a cut `INSERT` as [`State::statement`] reads it once its rows are parsed.
-    fn apply_insert(&mut self, st: &mut State, text: &str, ins: Insert) -> Result<(), SqlError> {
+    fn apply_insert(
+        &mut self,
+        st: &mut State,
+        text: &str,
+        list: &[Piece],
+        ins: Insert,
+    ) -> Result<(), SqlError> {
         let Some(ti) = st
             .tables
             .iter()
@@ -508,12 +560,7 @@ impl ScriptReader {
                 format!("Object '{}' not found", ins.target.value),
             ));
         };
-        // What a row's text depends on besides the row: its table's definition.
-        let table: Rc<str> = {
-            let mut t = st.tables[ti].clone();
-            t.rows = Vec::new();
-            format!("{t:?}").into()
-        };
+        let table = table_key(&st.tables[ti]);
         // The statement's single-line comments in order, in the script's frame (a row's
         // annotation is the first one on the line of its `)`, after it).
         let mut comments: Vec<(Location, String)> = Vec::new();
@@ -580,7 +627,33 @@ impl ScriptReader {
                 None => {}
             }
         }
+        if let Some(p) = list.get(ins.piece) {
+            self.inserts.insert(
+                text[p.start..p.end].to_string(),
+                CachedInsert {
+                    target: ins.target.value.clone(),
+                    table,
+                    rows: out.clone(),
+                    used: self.generation,
+                },
+            );
+        }
         st.tables[ti].rows.extend(out);
         Ok(())
     }
+}
+
+/// What a row's text depends on besides the row: its table's definition (without the rows and
+/// the positions, which a row's text does not depend on).
+fn table_key(t: &Table) -> Rc<str> {
+    let mut t = t.clone();
+    t.rows = Vec::new();
+    t.at = Location::empty();
+    for (_, _, at) in &mut t.columns {
+        *at = Location::empty();
+    }
+    if let Some((_, _, at)) = &mut t.watermark {
+        *at = Location::empty();
+    }
+    format!("{t:?}").into()
 }
