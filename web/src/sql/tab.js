@@ -1,10 +1,12 @@
 // @ts-check
 // The SQL tab: a scenario written as a Flink SQL script (`scenario.sql`, kept exactly as typed)
 // is edited here instead of with the job controls. Every edit goes through the SQL module
-// (`sql_to_scenario`): a script that reads becomes the scenario's streams and job and runs in
-// the same task (state -> run -> result -> render); a script that does not is marked where the
-// reader says (line, column) and the last good result stays. Edits made elsewhere (the row
-// editors, the controls) are written back into the script (sync.js).
+// (`sql_read`, which reads again only the statements and rows the edit changed): a script that
+// reads becomes the scenario's streams and job and runs in the same task (state -> run ->
+// result -> render; only the rows changed: a rows-only run, as after a key in a row editor;
+// nothing changed: no run); a script that does not is marked where the reader says (line,
+// column) and the last good result stays. Edits made elsewhere (the row editors, the controls)
+// are written back into the script (sync.js).
 
 import { h, fill } from '../dom.js';
 import { app, $, ui, actions, panel } from '../app/state.js';
