@@ -4,8 +4,10 @@
 //! types, not the simulator. Errors are returned as data.
 
 use crate::scenario::Scenario;
+use crate::sql::script::ScriptReader;
 use crate::sql::{scenario_to_sql as to_sql, sql_to_scenario as to_scenario, SqlError};
 use serde::Serialize;
+use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
 #[derive(Serialize)]
@@ -43,6 +45,61 @@ pub fn sql_to_scenario(text: &str) -> JsValue {
             errors: vec![e],
         }),
     }
+}
+
+thread_local! {
+    /// The SQL editor's reader: it keeps the rows of the scripts it read (crate::sql::script's
+    /// `ScriptReader`), so that a key re-reads only the rows and statements it changed.
+    static READER: RefCell<ScriptReader> = RefCell::new(ScriptReader::new());
+}
+
+/// What the last `sql_read` reused and read again (for the page's tests and benchmarks).
+#[derive(Serialize)]
+struct ReadOut {
+    rows_reused: usize,
+    rows_read: usize,
+    statements_read: usize,
+    full_read: bool,
+}
+
+#[derive(Serialize)]
+struct ParsedRead<'a> {
+    #[serde(flatten)]
+    parsed: Parsed<'a>,
+    read: ReadOut,
+}
+
+/// [`sql_to_scenario`] for a script being typed: the same answer, read by a reader that keeps
+/// what it read of the previous scripts and reads again only the statements and `INSERT` rows
+/// whose text changed. Also `read`: how much it reused. The scenario comes without its `sql`
+/// (the text passed in, which the caller has): the script is most of the answer's size.
+#[wasm_bindgen]
+pub fn sql_read(text: &str) -> JsValue {
+    READER.with(|r| {
+        let mut r = r.borrow_mut();
+        let mut res = r.read(text);
+        if let Ok(sc) = &mut res {
+            sc.sql = String::new();
+        }
+        let s = r.stats();
+        let read = ReadOut {
+            rows_reused: s.rows_reused,
+            rows_read: s.rows_read,
+            statements_read: s.statements_read,
+            full_read: s.full_read,
+        };
+        let parsed = match &res {
+            Ok(sc) => Parsed {
+                scenario: Some(sc),
+                errors: Vec::new(),
+            },
+            Err(e) => Parsed {
+                scenario: None,
+                errors: vec![e.clone()],
+            },
+        };
+        to_js(&ParsedRead { parsed, read })
+    })
 }
 
 /// A scenario (JSON text) -> its Flink SQL script (a string; the scenario's own `sql` when it

@@ -292,6 +292,64 @@ test('typing in the SQL editor costs about what typing in a row editor does (rep
   await page.context().close();
 });
 
+test('a key in a long script re-reads only the row it changed; a space runs nothing; results and errors are the whole script\'s', async () => {
+  const rows = (t, base) =>
+    Array.from({ length: 150 }, (_, i) => `  ('k${i % 10}', TIMESTAMP '1970-01-01 00:00:${String(Math.floor(i / 10)).padStart(2, '0')}.${String(i % 10).padStart(3, '0')}', ${base + i})`).join(',\n');
+  const table = (t, base) => `CREATE TABLE ${t} (\n  k STRING,\n  ts TIMESTAMP(3),\n  v INT,\n  WATERMARK FOR ts AS ts\n);\nINSERT INTO ${t} VALUES\n${rows(t, base)};\n`;
+  const script = `${table('l', 0)}${table('r', 1000)}SELECT *\nFROM l JOIN r ON l.k = r.k\n  AND l.ts BETWEEN r.ts - INTERVAL '1' SECOND AND r.ts;\n`;
+  const { page, problems } = await openPage(env);
+  await page.evaluate((t) => window.__joinlab.loadScenarioText(t, 'test'), JSON.stringify({ title: 'long script', sql: script }));
+  await page.waitForFunction(() => !document.getElementById('sql-tab').hidden && document.querySelector('#sql-editor .cm-line') && window.__joinlab.result);
+  const status = () => page.textContent('#status');
+  // A digit typed after the value of the first row of l (`…, 0)` -> `…, 07)`).
+  await gotoLine(page, lineOf(script, "('k0', TIMESTAMP '1970-01-01 00:00:00.000', 0)"));
+  await page.keyboard.press('End');
+  for (let i = 0; i < 2; i++) await page.keyboard.press('ArrowLeft');
+  const runs = await page.evaluate(() => window.__joinlab.app.runs);
+  await page.keyboard.type('7');
+  await page.waitForFunction((n) => window.__joinlab.app.runs > n, runs);
+  const read = await page.evaluate(() => window.__joinlab.sql.read);
+  assert.deepEqual([read.rows_read, read.rows_reused, read.full_read], [1, 299, false], JSON.stringify(read));
+  const typed = await sqlText(page);
+  assert.match(typed, /00:00:00\.000', 07\)/);
+  const want = runScript(typed, 'long');
+  assert.equal(want.status, 0, want.stderr);
+  await page.waitForFunction((n) => window.__joinlab.result.outputs.length === n, want.result.outputs.length);
+  assert.deepEqual(await tableCells(page, '#outputs'), expectedCells(want.result));
+  // A space at the end of the query's first line: the same scenario, nothing runs.
+  const s0 = await page.evaluate(() => ({ runs: window.__joinlab.app.runs, unchanged: window.__joinlab.sql.unchanged }));
+  await gotoLine(page, lineOf(script, 'SELECT *'));
+  await page.keyboard.press('End');
+  await page.keyboard.type(' ');
+  await page.waitForFunction((n) => window.__joinlab.sql.unchanged > n, s0.unchanged);
+  assert.equal(await page.evaluate(() => window.__joinlab.app.runs), s0.runs);
+  assert.match(await status(), /^✓/);
+  assert.match(await sqlText(page), /SELECT \* \n/);
+  // An error in a row of r, below a line typed at the top: marked where the CLI says.
+  await gotoLine(page, 1);
+  await page.keyboard.press('Enter');
+  const last = await sqlText(page);
+  await gotoLine(page, lineOf(last, "('k9', TIMESTAMP '1970-01-01 00:00:14.009', 1149)"));
+  await page.keyboard.press('End');
+  for (let i = 0; i < 2; i++) await page.keyboard.press('ArrowLeft');
+  await page.keyboard.type(" + 'x'");
+  await page.waitForFunction(() => /Not run: SQL line/.test(document.getElementById('status').textContent));
+  const bad = runScript(await sqlText(page), 'long-bad');
+  assert.match(bad.stderr, /must be a literal/);
+  const m = bad.stderr.match(/long-bad\.sql:(\d+):(\d+): (.*)/);
+  assert.ok(m, bad.stderr);
+  assert.match(await page.textContent('#sql-error'), new RegExp(`line ${m[1]}, column ${m[2]}: `));
+  assert.equal((await page.evaluate(() => window.__joinlab.sql.read)).full_read, false);
+  // Fixed again: it runs, and the result is the script's.
+  for (let i = 0; i < 6; i++) await page.keyboard.press('Backspace');
+  await page.waitForFunction(() => /^✓/.test(document.getElementById('status').textContent));
+  const fixed = runScript(await sqlText(page), 'long-fixed');
+  await page.waitForFunction((n) => window.__joinlab.result.outputs.length === n, fixed.result.outputs.length);
+  assert.deepEqual(await tableCells(page, '#outputs'), expectedCells(fixed.result));
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
 test('a page without a SQL scenario loads neither the SQL module nor the SQL editor', async () => {
   const { page, problems } = await openPage(env);
   await page.waitForFunction(() => window.__joinlab.result);

@@ -22,11 +22,13 @@ use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Location, Span, Token, TokenWithSpan, Tokenizer, Whitespace};
 
 mod ddl;
+mod incremental;
 mod query;
 mod rows;
 
 use ddl::sql_type;
 pub(crate) use ddl::{flink_duration, interval_ms};
+pub use incremental::{ReadStats, ScriptReader};
 pub(crate) use query::{projection_tables, split_and, Resolver};
 use rows::literal;
 
@@ -107,7 +109,8 @@ impl SqlType {
     }
 }
 
-#[derive(Clone)]
+// Debug: the incremental reader keys a row's text by its table's definition (incremental.rs).
+#[derive(Clone, Debug)]
 pub(crate) struct Table {
     pub(crate) name: String,
     at: Location,

@@ -65,12 +65,24 @@ export function createSqlEditor(parent, { onChange, readOnly }) {
       schemaKey = key;
       view.dispatch({ effects: language.reconfigure(flinkSql(text)) });
     },
-    /** Puts `text` in the editor without `onChange` (it came from the scenario). @param {string} text */
+    /**
+     * Puts `text` in the editor without `onChange` (it came from the scenario). Only the span
+     * that differs is replaced (a row typed in a row editor rewrites one line of a long
+     * script): the editor keeps the rest of its lines, their highlighting and the scroll
+     * position, instead of laying out and parsing the whole script again.
+     * @param {string} text
+     */
     setText(text) {
-      if (view.state.doc.toString() !== text) {
+      const cur = view.state.doc.toString();
+      if (cur !== text) {
+        const n = Math.min(cur.length, text.length);
+        let a = 0;
+        while (a < n && cur.charCodeAt(a) === text.charCodeAt(a)) a++;
+        let b = 0;
+        while (b < n - a && cur.charCodeAt(cur.length - 1 - b) === text.charCodeAt(text.length - 1 - b)) b++;
         silent = true;
         try {
-          view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+          view.dispatch({ changes: { from: a, to: cur.length - b, insert: text.slice(a, text.length - b) } });
         } finally {
           silent = false;
         }

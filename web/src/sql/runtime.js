@@ -2,8 +2,8 @@
 // The SQL script reader in the page, loaded on demand: its own wasm module (web/pkg-sql/, cargo
 // feature `sql-module`, scripts/build-wasm.sh), like the exporter's (export-runtime.js). It is
 // fetched only when a SQL scenario opens or the SQL tab is used; once loaded, its calls are
-// synchronous (a 100-line script parses in a few milliseconds), so typing recomputes in the
-// same task.
+// synchronous (a 100-line script parses in a few milliseconds, and a key in a long script
+// re-reads only what it changed), so typing recomputes in the same task.
 
 /** @type {Promise<any> | null} */
 let loading = null;
@@ -28,12 +28,17 @@ export function sqlModule() {
 }
 
 /**
- * A script -> `{ scenario }` or `{ errors: [{ line, column, message }] }` (1-based positions).
- * @param {string} text @returns {{ scenario?: any, errors?: { line: number, column: number, message: string }[] }}
+ * A script -> `{ scenario }` or `{ errors: [{ line, column, message }] }` (1-based positions),
+ * and `read`: what the read reused. The module's reader keeps the rows of the scripts it read
+ * (`sql_read`): a key re-reads only the statements and `INSERT` rows whose text changed, with
+ * the same answer as reading the whole script (crate/src/sql/script/incremental.rs).
+ * @param {string} text @returns {{ scenario?: any, errors?: { line: number, column: number, message: string }[], read?: any }}
  */
 export function parseScript(text) {
   try {
-    const out = loaded.sql_to_scenario(text);
+    const out = loaded.sql_read(text);
+    // The module leaves the script out of its answer: it is `text`.
+    if (out && out.scenario && typeof out.scenario.sql !== 'string') out.scenario.sql = text;
     return out && typeof out === 'object' ? out : { errors: [{ line: 1, column: 1, message: 'the SQL reader returned nothing' }] };
   } catch (e) {
     return { errors: [{ line: 1, column: 1, message: `the SQL reader failed: ${/** @type {Error} */ (e).message || e}` }] };

@@ -1,14 +1,16 @@
 // @ts-check
 // The SQL tab: a scenario written as a Flink SQL script (`scenario.sql`, kept exactly as typed)
 // is edited here instead of with the job controls. Every edit goes through the SQL module
-// (`sql_to_scenario`): a script that reads becomes the scenario's streams and job and runs in
-// the same task (state -> run -> result -> render); a script that does not is marked where the
-// reader says (line, column) and the last good result stays. Edits made elsewhere (the row
-// editors, the controls) are written back into the script (sync.js).
+// (`sql_read`, which reads again only the statements and rows the edit changed): a script that
+// reads becomes the scenario's streams and job and runs in the same task (state -> run ->
+// result -> render; only the rows changed: a rows-only run, as after a key in a row editor;
+// nothing changed: no run); a script that does not is marked where the reader says (line,
+// column) and the last good result stays. Edits made elsewhere (the row editors, the controls)
+// are written back into the script (sync.js).
 
 import { h, fill } from '../dom.js';
 import { app, $, ui, actions, panel } from '../app/state.js';
-import { layoutStreams } from '../panels/streams.js';
+import { layoutStreams, streamPanels } from '../panels/streams.js';
 import { loadSql, sqlModule, parseScript, printScript } from './runtime.js';
 import { mergeScript } from './sync.js';
 import { wasm } from '../engine.js';
@@ -23,8 +25,14 @@ let fromEditor = false;
 let pending = false;
 /** @type {'controls' | 'sql'} */
 let tab = 'controls';
-/** The time of the last edit's parse (ms), for the benchmarks. */
-export const sqlTimings = { parseMs: 0, edits: 0 };
+/**
+ * The time of the last edit's parse (ms), what that read reused (`read`: rows reused and read
+ * again, statements read, whether it read the whole script), how many edits ran nothing (the
+ * script's meaning did not change), for the tests and benchmarks.
+ */
+export const sqlTimings = { parseMs: 0, edits: 0, read: /** @type {any} */ (null), unchanged: 0, phases: /** @type {Record<string, number>} */ ({}) };
+/** The last script read in the editor was read without an error (so its run is the one shown). */
+let lastReadOk = false;
 
 /** Whether a SQL scenario waits for the SQL module (its run comes once it has read the script). */
 export function sqlPending() {
@@ -96,30 +104,45 @@ function clearErrors() {
 
 /**
  * Takes a scenario read from a script: its streams, job and script; the page's own fields
- * (title, description, expected) stay. Returns whether the streams changed.
- * @param {any} parsed
+ * (title, description, expected) stay. Says what changed: `streams` (anything of the streams),
+ * `rows` (the streams whose rows alone changed, when nothing else did: the row editors take
+ * them and the run is a rows-only run, as after a key in a row editor), `none` (nothing but the
+ * script's text: a space, a comment).
+ * @param {any} parsed @returns {{ streams: boolean, rows: number[] | null, none: boolean }}
  */
 function adopt(parsed) {
   const sc = app.scenario;
-  const before = JSON.stringify(sc.streams);
+  for (const s of parsed.streams || []) if (typeof s.rows !== 'string') s.rows = String(s.rows ?? '');
+  const before = sc.streams || [];
+  const after = parsed.streams || [];
+  const def = (/** @type {any} */ s) => JSON.stringify({ ...s, rows: undefined });
+  const sameDefs = before.length === after.length && before.every((/** @type {any} */ s, /** @type {number} */ i) => def(s) === def(after[i]));
+  const rows = sameDefs ? after.map((/** @type {any} */ _, /** @type {number} */ i) => i).filter((/** @type {number} */ i) => before[i].rows !== after[i].rows) : null;
+  const sameJob = sc.version === parsed.version && JSON.stringify(sc.job) === JSON.stringify(parsed.job);
   for (const k of ['version', 'job', 'streams', 'sql']) {
     if (parsed[k] !== undefined) sc[k] = parsed[k];
     else if (k !== 'version') delete sc[k];
   }
-  for (const s of sc.streams) if (typeof s.rows !== 'string') s.rows = String(s.rows ?? '');
-  return JSON.stringify(sc.streams) !== before;
+  return { streams: !sameDefs || !!(rows && rows.length), rows: sameJob ? rows : null, none: sameJob && !!rows && rows.length === 0 };
 }
 
 /** A keystroke in the SQL editor. @param {string} text */
 function onEdit(text) {
   if (!app.scenario) return;
+  const ts = performance.now();
   app.scenario.sql = text;
   if (view) view.setSchema(text);
   if (!ready()) return;
   const t0 = performance.now();
   const r = parseScript(text);
   sqlTimings.parseMs = performance.now() - t0;
+  // Where a key's time goes (ms): the completion schema, the read, taking the scenario (the
+  // row editors), the run and what it draws in this task.
+  const phases = (sqlTimings.phases = { schema: t0 - ts, read: sqlTimings.parseMs, adopt: 0, run: 0 });
+  sqlTimings.read = r.read || null;
   sqlTimings.edits++;
+  const wasOk = lastReadOk;
+  lastReadOk = !!r.scenario;
   if (!r.scenario) {
     markErrors(r.errors || []);
     const e = (r.errors || [])[0];
@@ -131,15 +154,32 @@ function onEdit(text) {
     actions.scheduleHash();
     return;
   }
-  clearErrors();
-  const streamsChanged = adopt(r.scenario);
-  ui.controls.load();
-  if (streamsChanged) layoutStreams();
+  const t1 = performance.now();
+  if (!wasOk) clearErrors();
+  const change = adopt(r.scenario);
+  if (change.none && wasOk) {
+    // The same scenario as the run shown (a space, a comment): nothing to run; the link
+    // carries the new text.
+    sqlTimings.unchanged++;
+    actions.scheduleHash();
+    return;
+  }
+  if (change.rows) {
+    // Only rows changed: the row editors of those streams take them, and the run is the one a
+    // key in a row editor makes (no controls or stream panels to lay out again).
+    for (const i of change.rows) if (streamPanels[i]) streamPanels[i].editor.setText(app.scenario.streams[i].rows);
+  } else {
+    ui.controls.load();
+    if (change.streams) layoutStreams();
+  }
+  const t2 = performance.now();
+  phases.adopt = t2 - t1;
   fromEditor = true;
   try {
-    actions.recompute();
+    actions.recompute({ rowsOnly: !!change.rows });
   } finally {
     fromEditor = false;
+    phases.run = performance.now() - t2;
   }
 }
 
@@ -181,9 +221,10 @@ export function sqlScenarioShown(sc) {
 function readShown(sc) {
   setDoc(sc.sql);
   const r = parseScript(sc.sql);
+  lastReadOk = !!r.scenario;
   if (r.scenario) {
     clearErrors();
-    if (adopt(r.scenario)) layoutStreams();
+    if (adopt(r.scenario).streams) layoutStreams();
     ui.controls.load();
   } else markErrors(r.errors || []);
 }
@@ -236,11 +277,19 @@ export function syncScriptFromScenario() {
   const mine = parseScript(sc.sql);
   if (!mine.scenario) return; // the script does not read: it is the user's to fix
   // Both sides in the engine's normal form (defaults left out), so that a default a control
-  // wrote in is no change.
+  // wrote in is no change. The rows are compared as they are (the normal form keeps them as
+  // they are): they are left out of the normalisation, which would copy them through JSON
+  // and the engine twice on every key typed in a row editor.
   const norm = (/** @type {any} */ x) => {
-    const j = JSON.stringify(withoutScript(x));
+    const bare = withoutScript(x);
+    bare.streams = (x.streams || []).map((/** @type {any} */ s) => ({ ...s, rows: '' }));
+    const j = JSON.stringify(bare);
     const n = wasm.normalize(j);
-    return JSON.parse(typeof n === 'string' ? n : j);
+    const out = JSON.parse(typeof n === 'string' ? n : j);
+    (out.streams || []).forEach((/** @type {any} */ s, /** @type {number} */ i) => {
+      if (x.streams && x.streams[i]) s.rows = x.streams[i].rows;
+    });
+    return out;
   };
   const p = norm(mine.scenario);
   const cur = norm(sc);
