@@ -882,3 +882,153 @@ fn stream_context(
         key_col: schema.key.filter(|_| keyed),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The arrival order as it was built before [`Sequence`]: an `Arrival` per row and
+    /// watermark for each stream, merged, then the running maximum applied.
+    fn reference(
+        rows: &mut [InputRow],
+        per_stream: [Vec<Arrival>; 2],
+        order: ArrivalOrder,
+    ) -> Vec<Arrival> {
+        let key = |rows: &[InputRow], a: &Arrival| match a {
+            Arrival::Row(id) => rows[id.0 as usize].arrival,
+            Arrival::Watermark { arrival, .. } => *arrival,
+        };
+        let [left, right] = per_stream;
+        let mut out: Vec<Arrival> = match order {
+            ArrivalOrder::LeftFirst => left.into_iter().chain(right).collect(),
+            ArrivalOrder::Interleave => {
+                let mut out = Vec::new();
+                let (mut l, mut r) = (left.into_iter(), right.into_iter());
+                loop {
+                    match (l.next(), r.next()) {
+                        (None, None) => break,
+                        (a, b) => {
+                            out.extend(a);
+                            out.extend(b);
+                        }
+                    }
+                }
+                out
+            }
+            ArrivalOrder::ByTime => {
+                let mut out = Vec::new();
+                let (mut i, mut j) = (0, 0);
+                while i < left.len() || j < right.len() {
+                    if j >= right.len()
+                        || (i < left.len() && key(rows, &left[i]) <= key(rows, &right[j]))
+                    {
+                        out.push(left[i].clone());
+                        i += 1;
+                    } else {
+                        out.push(right[j].clone());
+                        j += 1;
+                    }
+                }
+                out
+            }
+        };
+        let mut now = i64::MIN;
+        for a in out.iter_mut() {
+            match a {
+                Arrival::Row(id) => {
+                    let r = &mut rows[id.0 as usize];
+                    now = now.max(r.arrival);
+                    r.arrival = now;
+                }
+                Arrival::Watermark { arrival, .. } => {
+                    now = now.max(*arrival);
+                    *arrival = now;
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn arrival_order_is_the_merge_of_both_streams() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rand = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for case in 0..3000 {
+            let order = [
+                ArrivalOrder::LeftFirst,
+                ArrivalOrder::Interleave,
+                ArrivalOrder::ByTime,
+            ][case % 3];
+            let mut rows = Vec::new();
+            let mut seqs: [Sequence; 2] = Default::default();
+            let mut lists: [Vec<Arrival>; 2] = Default::default();
+            for (si, side) in [Side::Left, Side::Right].into_iter().enumerate() {
+                seqs[si].next = rows.len() as u32;
+                seqs[si].end = rows.len() as u32;
+                for line in 0..rand(8) as u32 {
+                    let arrival = rand(20) as i64;
+                    if rand(3) == 0 {
+                        let wm = Arrival::Watermark {
+                            stream: side,
+                            line,
+                            assigner: rand(2) as u32,
+                            value: rand(30) as i64,
+                            arrival,
+                        };
+                        seqs[si]
+                            .watermarks
+                            .push_back((rows.len() as u32, wm.clone()));
+                        lists[si].push(wm);
+                    } else {
+                        lists[si].push(Arrival::Row(RowId(rows.len() as u32)));
+                        rows.push(InputRow {
+                            stream: side,
+                            line,
+                            kind: RowKind::Insert,
+                            values: Vec::new(),
+                            ts: None,
+                            key: KeyId(0),
+                            assigner: 0,
+                            subtask: SubtaskIndex(0),
+                            arrival,
+                        });
+                        seqs[si].end = rows.len() as u32;
+                    }
+                }
+            }
+            let mut want_rows = rows.clone();
+            let want = reference(&mut want_rows, lists, order);
+            let got = arrival_order(&mut rows, seqs, order);
+            assert_eq!(got, want, "case {case}");
+            assert_eq!(rows, want_rows, "case {case}");
+        }
+    }
+
+    #[test]
+    fn small_integer_keys_and_others_share_one_index() {
+        let mut ix = KeyIndex::default();
+        let values = [
+            Value::Int(3),
+            Value::Long(3),
+            Value::Int(-1),
+            Value::Int(70_000),
+            Value::Long(65_535),
+            Value::Str("3".into()),
+            Value::Null,
+        ];
+        for (i, v) in values.iter().enumerate() {
+            assert_eq!(ix.get(v), None);
+            ix.insert(v, KeyId(i as u32));
+        }
+        for (i, v) in values.iter().enumerate() {
+            assert_eq!(ix.get(v), Some(KeyId(i as u32)), "{v:?}");
+        }
+        assert_eq!(ix.get(&Value::Int(4)), None);
+        assert_eq!(ix.get(&Value::Long(70_000)), None);
+    }
+}
