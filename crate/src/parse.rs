@@ -135,14 +135,14 @@ pub const MAX_COLUMNS: usize = 64;
 /// a bad annotation, too many rows) anywhere in the text, then the first value that does not fit
 /// its column.
 pub fn parse_stream(spec: &StreamSpec, parallelism: u32) -> Result<ParsedStream, Error> {
-    let mut entries = Vec::new();
+    let mut entries = Vec::with_capacity(entry_capacity(&spec.rows));
     let schema = parse_stream_into(spec, parallelism, &mut entries)?;
     Ok(ParsedStream { schema, entries })
 }
 
 /// [`parse_stream`] with the entries appended to `entries` (which holds part of them after an
 /// error): `plan::build` reads both streams into one buffer and turns it into the plan's rows
-/// in place.
+/// in place. The caller reserves room ([`entry_capacity`]).
 pub(crate) fn parse_stream_into(
     spec: &StreamSpec,
     parallelism: u32,
@@ -277,6 +277,14 @@ pub(crate) fn parse_stream_into(
         key,
         time,
     })
+}
+
+/// The entries a rows text needs room for: a row a line at most, and rows of 4 bytes or more
+/// (`1,2\n`) for the most part: one allocation for most texts, and not a row a byte for a text
+/// of blank lines.
+pub(crate) fn entry_capacity(rows: &str) -> usize {
+    let lines = memchr::memchr_iter(b'\n', rows.as_bytes()).count() + 1;
+    lines.min(rows.len() / 4 + 1).min(MAX_ROWS_PER_STREAM)
 }
 
 /// How a column's values are read.
@@ -502,11 +510,6 @@ impl Reader<'_> {
     ) -> Result<Vec<Guess>, Error> {
         let stream = self.stream;
         let mut guesses = vec![Guess::new(); slots.len()];
-        // A row a line at most, and rows of 4 bytes or more (`1,2\n`) for the most part: one
-        // allocation for most texts, and not a row a byte for a text of blank lines.
-        let lines = memchr::memchr_iter(b'\n', rows.as_bytes()).count() + 1;
-        let capacity = lines.min(rows.len() / 4 + 1).min(MAX_ROWS_PER_STREAM);
-        entries.reserve(capacity);
         let mut fields: Vec<FieldAt> = Vec::with_capacity(slots.len());
         let mut spans: Vec<(usize, usize)> = Vec::with_capacity(slots.len());
         let mut scratch = String::new();

@@ -4,7 +4,7 @@
 use crate::error::Error;
 use crate::fasthash::FxHashMap;
 use crate::javahash::{java_hash_code, sql_key_hash};
-use crate::parse::{parse_stream_into, Entry, RowKind, Schema, Side};
+use crate::parse::{entry_capacity, parse_stream_into, Entry, RowKind, Schema, Side};
 use crate::partition::{
     default_max_parallelism, key_group_for_hash, subtask_for_key_group, KeyGroup, SubtaskIndex,
 };
@@ -214,7 +214,10 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
     validate_job(scenario)?;
 
     // Both streams' entries in one buffer, which becomes the plan's rows in place (below).
-    let mut entries: Vec<Entry> = Vec::new();
+    // Room for both at once: growing the buffer for the second stream would copy the first's
+    // entries where `realloc` cannot move pages (WebAssembly).
+    let mut entries: Vec<Entry> =
+        Vec::with_capacity(streams.iter().map(|s| entry_capacity(&s.rows)).sum());
     let mut parsed = Vec::new();
     for s in streams {
         let start = entries.len();
