@@ -135,6 +135,19 @@ pub const MAX_COLUMNS: usize = 64;
 /// a bad annotation, too many rows) anywhere in the text, then the first value that does not fit
 /// its column.
 pub fn parse_stream(spec: &StreamSpec, parallelism: u32) -> Result<ParsedStream, Error> {
+    let mut entries = Vec::with_capacity(entry_capacity(&spec.rows));
+    let schema = parse_stream_into(spec, parallelism, &mut entries)?;
+    Ok(ParsedStream { schema, entries })
+}
+
+/// [`parse_stream`] with the entries appended to `entries` (which holds part of them after an
+/// error): `plan::build` reads both streams into one buffer and turns it into the plan's rows
+/// in place. The caller reserves room ([`entry_capacity`]).
+pub(crate) fn parse_stream_into(
+    spec: &StreamSpec,
+    parallelism: u32,
+    entries: &mut Vec<Entry>,
+) -> Result<Schema, Error> {
     let name = spec.name.as_str();
     if name.trim().is_empty() {
         return Err(Error::stream(name, "name", "a stream needs a name"));
@@ -218,7 +231,8 @@ pub fn parse_stream(spec: &StreamSpec, parallelism: u32) -> Result<ParsedStream,
         parallelism,
         names: &names,
     };
-    let (mut entries, guesses) = reader.read(&spec.rows, &slots)?;
+    let base = entries.len();
+    let guesses = reader.read(&spec.rows, &slots, entries)?;
     let mut types: Vec<ColumnType> = slots
         .iter()
         .map(|s| match s {
@@ -234,7 +248,7 @@ pub fn parse_stream(spec: &StreamSpec, parallelism: u32) -> Result<ParsedStream,
             match g.fix(types[ci]) {
                 Fix::None => {}
                 Fix::Reread => reread = true,
-                Fix::Widen => widen(&mut entries, ci, types[ci]),
+                Fix::Widen => widen(&mut entries[base..], ci, types[ci]),
             }
         }
     }
@@ -249,22 +263,28 @@ pub fn parse_stream(spec: &StreamSpec, parallelism: u32) -> Result<ParsedStream,
                 other => *other,
             })
             .collect();
-        entries = reader.read(&spec.rows, &typed)?.0;
+        entries.truncate(base);
+        reader.read(&spec.rows, &typed, entries)?;
     }
     let columns = declared
         .into_iter()
         .zip(types)
         .map(|((name, _), ty)| Column { name, ty })
         .collect();
-    Ok(ParsedStream {
-        schema: Schema {
-            name: name.to_string(),
-            columns,
-            key,
-            time,
-        },
-        entries,
+    Ok(Schema {
+        name: name.to_string(),
+        columns,
+        key,
+        time,
     })
+}
+
+/// The entries a rows text needs room for: a row a line at most, and rows of 4 bytes or more
+/// (`1,2\n`) for the most part: one allocation for most texts, and not a row a byte for a text
+/// of blank lines.
+pub(crate) fn entry_capacity(rows: &str) -> usize {
+    let lines = memchr::memchr_iter(b'\n', rows.as_bytes()).count() + 1;
+    lines.min(rows.len() / 4 + 1).min(MAX_ROWS_PER_STREAM)
 }
 
 /// How a column's values are read.
@@ -481,24 +501,36 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    /// The entries of `rows` with each column read as `slots` says, and what was seen of the
-    /// untyped columns.
-    fn read(&self, rows: &str, slots: &[Slot]) -> Result<(Vec<Entry>, Vec<Guess>), Error> {
+    /// The entries of `rows` with each column read as `slots` says, appended to `entries`, and
+    /// what was seen of the untyped columns.
+    fn read(
+        &self,
+        rows: &str,
+        slots: &[Slot],
+        entries: &mut Vec<Entry>,
+    ) -> Result<Vec<Guess>, Error> {
         let stream = self.stream;
         let mut guesses = vec![Guess::new(); slots.len()];
-        // A row a line at most, and rows of 4 bytes or more (`1,2\n`) for the most part: one
-        // allocation for most texts, and not a row a byte for a text of blank lines.
-        let lines = rows.bytes().filter(|&c| c == b'\n').count() + 1;
-        let capacity = lines.min(rows.len() / 4 + 1).min(MAX_ROWS_PER_STREAM);
-        let mut entries = Vec::with_capacity(capacity);
         let mut fields: Vec<FieldAt> = Vec::with_capacity(slots.len());
+        let mut spans: Vec<(usize, usize)> = Vec::with_capacity(slots.len());
         let mut scratch = String::new();
+        let infer = slots.contains(&Slot::Infer);
         // The first value that does not fit its column. Lines that cannot be read at all are
         // reported before it, wherever they are, so reading goes on, checking only the lines.
         let mut bad_value: Option<Error> = None;
         let mut count = 0usize;
-        for (i, raw) in rows.lines().enumerate() {
+        for (i, raw) in Lines::new(rows).enumerate() {
             let number = i + 1;
+            // The common line (plain fields, no quotes, kind, annotations or comment) and
+            // values that read without an error take the fast path; anything else, and every
+            // error, the full one below (so messages come from one place).
+            if bad_value.is_none() && count < MAX_ROWS_PER_STREAM {
+                if let Some(e) = fast_entry(number, raw, slots, infer, &mut guesses, &mut spans) {
+                    count += 1;
+                    entries.push(e);
+                    continue;
+                }
+            }
             let Some(parts) = self.split_line(number, raw, &mut fields)? else {
                 continue;
             };
@@ -526,7 +558,7 @@ impl Reader<'_> {
         }
         match bad_value {
             Some(e) => Err(e),
-            None => Ok((entries, guesses)),
+            None => Ok(guesses),
         }
     }
 
@@ -861,6 +893,188 @@ impl Reader<'_> {
     }
 }
 
+/// The lines of a text as [`str::lines`] gives them (split after each `\n`, then one `\n` and
+/// one `\r` before it taken off), found with `memchr` (`str::lines` searches for a `char`,
+/// which costs a `memcmp` per line).
+struct Lines<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Lines<'a> {
+        Lines { text, pos: 0 }
+    }
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = &'a str;
+    fn next(&mut self) -> Option<&'a str> {
+        let (text, start) = (self.text, self.pos);
+        if start >= text.len() {
+            return None;
+        }
+        let bytes = text.as_bytes();
+        match memchr::memchr(b'\n', &bytes[start..]) {
+            Some(k) => {
+                let nl = start + k;
+                self.pos = nl + 1;
+                let end = if nl > start && bytes[nl - 1] == b'\r' {
+                    nl - 1
+                } else {
+                    nl
+                };
+                // Both ends are next to an ASCII byte, so on character boundaries.
+                Some(&text[start..end])
+            }
+            None => {
+                self.pos = text.len();
+                Some(&text[start..])
+            }
+        }
+    }
+}
+
+/// The entry of a line in the common form, or `None` to read it the full way
+/// ([`Reader::split_line`] and [`Reader::entry`]), which then gives the same entry or the
+/// error: the line is not blank, a comment, a watermark row or a kind-prefixed row; it holds no
+/// quote and no `|`; it has one field per column; no field ends in a non-ASCII character (which
+/// may be white space); every time and typed value reads. The untyped columns' guesses are
+/// changed only once the line is known to take this path, so a line that falls back is read
+/// once, as before.
+fn fast_entry(
+    number: usize,
+    raw: &str,
+    slots: &[Slot],
+    infer: bool,
+    guesses: &mut [Guess],
+    spans: &mut Vec<(usize, usize)>,
+) -> Option<Entry> {
+    let b = raw.as_bytes();
+    let c0 = *b.first()?;
+    // `leading_space`: a line starting with white space (any) is read the full way.
+    if matches!(c0, b'\t'..=b'\r' | b' ' | b'#' | b'/')
+        || (c0 >= 0x80 && !first_char_not_space(raw))
+    {
+        return None;
+    }
+    // A kind prefix (`+I`, `-U`, `+U`, `-D`) or a watermark row (`WM `).
+    if b.len() >= 2 {
+        let c1 = b[1];
+        if matches!((c0, c1), (b'+', b'I' | b'U') | (b'-', b'U' | b'D')) {
+            return None;
+        }
+        if c0.eq_ignore_ascii_case(&b'w')
+            && c1.eq_ignore_ascii_case(&b'm')
+            && b.get(2) == Some(&b' ')
+        {
+            return None;
+        }
+    }
+    // Split at commas; a quote or a bar anywhere sends the line the full way.
+    spans.clear();
+    let mut start = 0;
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b',' => {
+                spans.push((start, i));
+                start = i + 1;
+            }
+            b'"' | b'|' => return None,
+            _ => {}
+        }
+    }
+    spans.push((start, b.len()));
+    if spans.len() != slots.len() {
+        return None;
+    }
+    // Each field without its leading spaces and tabs and its trailing white space (as
+    // `Reader::split_fields`); a field ending in a non-ASCII character goes the full way.
+    for sp in spans.iter_mut() {
+        let (mut s, mut e) = *sp;
+        while s < e && (b[s] == b' ' || b[s] == b'\t') {
+            s += 1;
+        }
+        while e > s && matches!(b[e - 1], b'\t'..=b'\r' | b' ') {
+            e -= 1;
+        }
+        if e > s && b[e - 1] >= 0x80 {
+            return None;
+        }
+        *sp = (s, e);
+    }
+    // Time and typed values first: any of them that does not read sends the line the full way
+    // before a guess is touched.
+    let mut values = Vec::with_capacity(slots.len());
+    let mut ts = None;
+    for (slot, &(s, e)) in slots.iter().zip(spans.iter()) {
+        let text = &raw[s..e];
+        let v = match *slot {
+            Slot::Time => {
+                if text.is_empty() || text.eq_ignore_ascii_case("null") {
+                    return None;
+                }
+                let v = timestamp(text).ok()?;
+                ts = Some(v);
+                Value::Long(v)
+            }
+            Slot::Typed(ty) => match (ty, plain_integer(text.as_bytes())) {
+                // `str::parse` accepts exactly these texts (an optional sign, then digits).
+                (ColumnType::Long, Some(v)) => Value::Long(v),
+                (ColumnType::Int, Some(v)) => Value::Int(i32::try_from(v).ok()?),
+                _ => Value::parse(text, ty, false).ok()?,
+            },
+            // Filled in below.
+            Slot::Infer => Value::Null,
+        };
+        values.push(v);
+    }
+    if infer {
+        for (ci, (slot, &(s, e))) in slots.iter().zip(spans.iter()).enumerate() {
+            if *slot == Slot::Infer {
+                values[ci] = guesses[ci].read(&raw[s..e], false);
+            }
+        }
+    }
+    Some(Entry::Data(DataRow {
+        line: number as u32,
+        kind: RowKind::Insert,
+        values,
+        ts,
+        subtask: None,
+        arrival: None,
+    }))
+}
+
+/// Whether a line's first character (not ASCII) is not white space.
+#[cold]
+fn first_char_not_space(raw: &str) -> bool {
+    raw.chars().next().is_some_and(|c| !c.is_whitespace())
+}
+
+/// An integer of an optional sign and 1 to 18 ASCII digits (so it cannot overflow an `i64`):
+/// the value `str::parse::<i64>` gives it; `None` for any other text.
+#[inline]
+fn plain_integer(b: &[u8]) -> Option<i64> {
+    let (neg, digits) = match b.first()? {
+        b'-' => (true, &b[1..]),
+        b'+' => (false, &b[1..]),
+        _ => (false, b),
+    };
+    if digits.is_empty() || digits.len() > 18 {
+        return None;
+    }
+    let mut v = 0i64;
+    for &d in digits {
+        let d = d.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v * 10 + i64::from(d);
+    }
+    Some(if neg { -v } else { v })
+}
+
 /// The offset of the first character at or after `from` (before `end`) that is not white space
 /// (as `str::trim_start`), or `end`.
 fn leading_space(raw: &str, from: usize, end: usize) -> usize {
@@ -1019,6 +1233,60 @@ mod tests {
             ),
             "{e:?}"
         );
+    }
+
+    #[test]
+    fn lines_are_those_of_str_lines() {
+        for text in [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "a\nb",
+            "a\r\nb\r\n",
+            "a\r",
+            "\r",
+            "\r\n",
+            "a\n\n",
+            "\n\nb",
+            "a\r\r\nb",
+            "x\ry\n",
+            "日本\r\n本",
+        ] {
+            assert_eq!(
+                Lines::new(text).collect::<Vec<_>>(),
+                text.lines().collect::<Vec<_>>(),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn plain_integers_read_as_str_parse() {
+        for t in [
+            "0",
+            "-0",
+            "+5",
+            "-",
+            "+",
+            "",
+            "007",
+            "123456789012345678",
+            "1234567890123456789",
+            "12a",
+            " 1",
+            "1 ",
+            "--1",
+            "+-1",
+            "-9223372036854775808",
+        ] {
+            let want = t.parse::<i64>().ok().filter(|_| t.len() <= 19);
+            match plain_integer(t.as_bytes()) {
+                Some(v) => assert_eq!(Some(v), want, "{t:?}"),
+                // Longer texts go the full way.
+                None => assert!(want.is_none() || t.trim_start_matches(['-', '+']).len() > 18),
+            }
+        }
     }
 
     #[test]

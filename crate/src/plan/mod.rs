@@ -4,7 +4,7 @@
 use crate::error::Error;
 use crate::fasthash::FxHashMap;
 use crate::javahash::{java_hash_code, sql_key_hash, sql_key_hash_typed};
-use crate::parse::{parse_stream, Entry, ParsedStream, RowKind, Schema, Side};
+use crate::parse::{entry_capacity, parse_stream_into, Entry, RowKind, Schema, Side};
 use crate::partition::{
     default_max_parallelism, key_group_for_hash, subtask_for_key_group, KeyGroup, SubtaskIndex,
 };
@@ -213,9 +213,19 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
     // Validate the operator settings before reading rows.
     validate_job(scenario)?;
 
+    // Both streams' entries in one buffer, which becomes the plan's rows in place (below).
+    // Room for both at once: growing the buffer for the second stream would copy the first's
+    // entries where `realloc` cannot move pages (WebAssembly).
+    let mut entries: Vec<Entry> =
+        Vec::with_capacity(streams.iter().map(|s| entry_capacity(&s.rows)).sum());
     let mut parsed = Vec::new();
     for s in streams {
-        parsed.push(parse_stream(s, p)?);
+        let start = entries.len();
+        let schema = parse_stream_into(s, p, &mut entries)?;
+        parsed.push(Parsed {
+            schema,
+            range: start..entries.len(),
+        });
     }
     // The lookup join is not keyed: it runs where the probe row arrives (StreamExecLookupJoin).
     let keyed = !matches!(op, OperatorKind::Split | OperatorKind::LookupJoin);
@@ -268,7 +278,10 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
                 }
             }
         }
-        for e in ps.entries.iter().filter(|_| !cols.is_empty()) {
+        for e in entries[ps.range.clone()]
+            .iter()
+            .filter(|_| !cols.is_empty())
+        {
             if let Entry::Data(r) = e {
                 if let Some(&c) = cols.iter().find(|&&c| r.values[c].is_null()) {
                     return Err(Error::row(&ps.schema.name, r.line as usize, 1, format!("the primary key column {:?} is NULL (a PRIMARY KEY column is NOT NULL)", ps.schema.columns[c].name)));
@@ -384,277 +397,233 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
         generators.push(g);
     }
 
-    // Rows, keys, routing. The parsed rows are moved into the plan (their values are not
-    // copied), and a key is looked up by reference (cloned once, when it is new).
-    let total: usize = parsed.iter().map(|ps| ps.entries.len()).sum();
-    let mut rows = Vec::with_capacity(total);
+    // Rows, keys, routing. The parsed entries become the plan's rows in place (the buffer
+    // of both streams' entries is reused: an `Entry` and an `InputRow` have the same size),
+    // their values moved, not copied; a key is looked up by reference (cloned once, when it
+    // is new).
     let mut keys: Vec<KeyInfo> = Vec::new();
-    let mut key_ids: FxHashMap<Value, KeyId> = FxHashMap::default();
-    let mut per_stream: Vec<Vec<Arrival>> = vec![Vec::new(), Vec::new()];
+    let mut key_ids = KeyIndex::default();
+    // Each stream's arrivals in its own order: its rows are consecutive ids, so only its
+    // watermarks are kept, each with the id of the row after it (no `Arrival` per row here).
+    let mut per_stream: [Sequence; 2] = Default::default();
     let mut expand: Option<crate::grouping_sets::Expand> = None;
     // A key seen for the first time: its key group and subtask from its hash
     // (KeyGroupRangeAssignment), and its id.
-    let new_key = |keys: &mut Vec<KeyInfo>,
-                   key_ids: &mut FxHashMap<Value, KeyId>,
-                   value: Value,
-                   hash: i32|
-     -> KeyId {
-        let key_group = key_group_for_hash(hash, max_parallelism);
-        let subtask = subtask_for_key_group(max_parallelism, operator_parallelism, key_group);
-        let id = KeyId(keys.len() as u32);
-        key_ids.insert(value.clone(), id);
-        keys.push(KeyInfo {
-            value,
-            hash,
-            key_group,
-            subtask,
-        });
-        id
-    };
+    let new_key =
+        |keys: &mut Vec<KeyInfo>, key_ids: &mut KeyIndex, value: Value, hash: i32| -> KeyId {
+            let key_group = key_group_for_hash(hash, max_parallelism);
+            let subtask = subtask_for_key_group(max_parallelism, operator_parallelism, key_group);
+            let id = KeyId(keys.len() as u32);
+            key_ids.insert(&value, id);
+            keys.push(KeyInfo {
+                value,
+                hash,
+                key_group,
+                subtask,
+            });
+            id
+        };
     let null = Value::Null;
-    let mut schemas = Vec::with_capacity(parsed.len());
-    for (si, ps) in parsed.into_iter().enumerate() {
-        let ParsedStream { schema, entries } = ps;
-        let side = if si == 0 { Side::Left } else { Side::Right };
-        let name = &schema.name;
-        // A SQL window aggregation grouped by several columns is keyed by all of them (the
-        // BinaryRowData of the GROUP BY keys); its key value is shown as a tuple.
-        // With GROUPING SETS each row is copied once per set (the planner's Expand), every
-        // copy keyed by all grouping columns and `$e` (crate::grouping_sets).
-        let expand_sets = match (&job.group.grouping_sets, op) {
-            (Some(sets), OperatorKind::WindowTvfAggregate) => {
-                crate::grouping_sets::sets(&job.group.keys, sets)
-                    .map_err(|m| Error::config("job.group.grouping_sets", m))?
-            }
-            _ => None,
-        };
-        let group_cols: Option<Vec<usize>> = if op == OperatorKind::WindowTvfAggregate
-            && (job.group.keys.len() > 1 || expand_sets.is_some())
-        {
-            let mut cols = Vec::new();
-            for k in &job.group.keys {
-                match schema.columns.iter().position(|c| c.name == *k) {
-                    Some(c) => cols.push(c),
+    // Each stream's settings for its rows; an error is returned when its rows are reached, so
+    // errors come in the order of a stream-by-stream reading.
+    let mut contexts: Vec<Option<Result<StreamContext, Error>>> = parsed
+        .iter()
+        .enumerate()
+        .map(|(si, ps)| Some(stream_context(job, op, keyed, si, &ps.schema)))
+        .collect();
+    // The stream being read (`usize::MAX` before the first) and its state.
+    let mut si = usize::MAX;
+    let mut cx = StreamContext::default();
+    // `pos`: the index of the entry being read in the buffer of both streams.
+    let (mut rr, mut clock, mut n_rows, mut pos) = (0u32, None::<i64>, 0usize, 0usize);
+    let mut enter = |si: &mut usize,
+                     cx: &mut StreamContext,
+                     rr: &mut u32,
+                     clock: &mut Option<i64>,
+                     per_stream: &mut [Sequence; 2],
+                     n_rows: usize|
+     -> Result<(), Error> {
+        *si = si.wrapping_add(1);
+        *cx = contexts[*si]
+            .take()
+            .unwrap_or_else(|| Ok(StreamContext::default()))?;
+        per_stream[*si].next = n_rows as u32;
+        per_stream[*si].end = n_rows as u32;
+        *rr = 0;
+        *clock = None;
+        Ok(())
+    };
+    let mut row = |e: Entry| -> Result<Option<InputRow>, Error> {
+        while si == usize::MAX || pos >= parsed[si].range.end {
+            enter(
+                &mut si,
+                &mut cx,
+                &mut rr,
+                &mut clock,
+                &mut per_stream,
+                n_rows,
+            )?;
+        }
+        pos += 1;
+        let schema = &parsed[si].schema;
+        match e {
+            Entry::Data(r) => {
+                if r.kind != RowKind::Insert && !cx.changelog_ok {
+                    return Err(Error::row(&schema.name, r.line as usize, 1, format!("row kind {} is only accepted by the regular join and by the versioned or dimension table (right stream) of a temporal or lookup join (this input must be append-only)", r.kind.short())));
+                }
+                let group_key: Option<Vec<Value>> = cx
+                    .group_cols
+                    .as_ref()
+                    .map(|cols| cols.iter().map(|&c| r.values[c].clone()).collect());
+                let composite = group_key.as_deref().map(composite_key);
+                let key_value = match (&composite, cx.key_col) {
+                    (Some(c), _) => c,
+                    (None, Some(k)) => &r.values[k],
+                    _ => &null,
+                };
+                if keyed && !sql && key_value.is_null() {
+                    let col = schema.key.unwrap_or(0);
+                    return Err(Error::row(
+                        &schema.name,
+                        r.line as usize,
+                        1,
+                        format!(
+                            "the key column {:?} is null; Flink's keyBy fails on a null key",
+                            schema.columns[col].name
+                        ),
+                    ));
+                }
+                let key = match key_ids.get(key_value) {
+                    // Copied rows are keyed per copy (below).
+                    _ if cx.expand_sets.is_some() => KeyId(0),
+                    Some(k) => k,
                     None => {
-                        return Err(Error::config(
-                            "job.group.keys",
-                            format!("GROUP BY column {k:?} is not a column of {name}"),
-                        ))
+                        let hash = if !keyed {
+                            0
+                        } else if keyless_sql {
+                            // An empty BinaryRowData key: every row on subtask 0.
+                            sql_key_hash(&[])
+                        } else if let Some(g) = &group_key {
+                            sql_key_hash_typed(g, &cx.key_types)
+                        } else if sql {
+                            sql_key_hash_typed(std::slice::from_ref(key_value), &cx.key_types)
+                        } else {
+                            java_hash_code(key_value)
+                        };
+                        new_key(&mut keys, &mut key_ids, key_value.clone(), hash)
                     }
-                }
-            }
-            Some(cols)
-        } else {
-            None
-        };
-        // The versioned / dimension table (right) of a temporal or lookup join may be a
-        // changelog; probe rows are append-only.
-        let changelog_ok = op == OperatorKind::RegularJoin
-            || (side == Side::Right
-                && matches!(op, OperatorKind::TemporalJoin | OperatorKind::LookupJoin));
-        let key_col = schema.key.filter(|_| keyed);
-        // The key columns' types: a NULL of a wide DECIMAL is written differently (javahash).
-        let key_types: Vec<crate::value::ColumnType> = match (&group_cols, key_col) {
-            (Some(cols), _) => cols.iter().map(|&c| schema.columns[c].ty).collect(),
-            (None, Some(k)) => vec![schema.columns[k].ty],
-            _ => Vec::new(),
-        };
-        let arrivals = &mut per_stream[si];
-        arrivals.reserve(entries.len());
-        let mut rr = 0u32;
-        let mut clock: Option<i64> = None;
-        for e in entries {
-            match e {
-                Entry::Data(r) => {
-                    if r.kind != RowKind::Insert && !changelog_ok {
-                        return Err(Error::row(name, r.line as usize, 1, format!("row kind {} is only accepted by the regular join and by the versioned or dimension table (right stream) of a temporal or lookup join (this input must be append-only)", r.kind.short())));
-                    }
-                    let group_key: Option<Vec<Value>> = group_cols
-                        .as_ref()
-                        .map(|cols| cols.iter().map(|&c| r.values[c].clone()).collect());
-                    let composite = group_key.as_deref().map(composite_key);
-                    let key_value = match (&composite, key_col) {
-                        (Some(c), _) => c,
-                        (None, Some(k)) => &r.values[k],
-                        _ => &null,
-                    };
-                    if keyed && !sql && key_value.is_null() {
-                        let col = schema.key.unwrap_or(0);
-                        return Err(Error::row(
-                            name,
-                            r.line as usize,
-                            1,
-                            format!(
-                                "the key column {:?} is null; Flink's keyBy fails on a null key",
-                                schema.columns[col].name
-                            ),
-                        ));
-                    }
-                    let key = match key_ids.get(key_value) {
-                        // Copied rows are keyed per copy (below).
-                        _ if expand_sets.is_some() => KeyId(0),
-                        Some(k) => *k,
-                        None => {
-                            let hash = if !keyed {
-                                0
-                            } else if keyless_sql {
-                                // An empty BinaryRowData key: every row on subtask 0.
-                                sql_key_hash(&[])
-                            } else if let Some(g) = &group_key {
-                                sql_key_hash_typed(g, &key_types)
-                            } else if sql {
-                                sql_key_hash_typed(std::slice::from_ref(key_value), &key_types)
-                            } else {
-                                java_hash_code(key_value)
-                            };
-                            new_key(&mut keys, &mut key_ids, key_value.clone(), hash)
-                        }
-                    };
-                    if let (Some(sets), Some(g)) = (&expand_sets, &group_key) {
-                        let ex = expand.get_or_insert_with(|| crate::grouping_sets::Expand {
-                            sets: sets.clone(),
-                            ..Default::default()
-                        });
-                        for (i, set) in sets.iter().enumerate() {
-                            let copy = crate::grouping_sets::copy_key(g, set);
-                            let value = composite_key(&copy);
-                            let id = match key_ids.get(&value) {
-                                Some(k) => *k,
-                                None => new_key(
-                                    &mut keys,
-                                    &mut key_ids,
-                                    value,
-                                    sql_key_hash_typed(&copy, &key_types),
-                                ),
-                            };
-                            ex.keys.push(id);
-                            if ex.keys.len() > crate::grouping_sets::MAX_COPIES {
-                                return Err(Error::config(
-                                    "job.group.grouping_sets",
-                                    format!("rows × grouping sets exceed {} copies (this playground's limit)", crate::grouping_sets::MAX_COPIES),
-                                ));
-                            }
-                            if ex.set_of_key.len() <= id.0 as usize {
-                                ex.set_of_key.resize(id.0 as usize + 1, u16::MAX);
-                            }
-                            ex.set_of_key[id.0 as usize] = i as u16;
-                        }
-                    }
-                    let assigner = match r.subtask {
-                        Some(s) => s,
-                        None => {
-                            let s = rr % p;
-                            rr += 1;
-                            s
-                        }
-                    };
-                    // A copied row is shown on its first copy's key and subtask.
-                    let key = match &expand {
-                        Some(ex) if expand_sets.is_some() => ex.key(rows.len(), 0),
-                        _ => key,
-                    };
-                    let subtask = if keyed {
-                        keys[key.0 as usize].subtask
-                    } else {
-                        SubtaskIndex(assigner)
-                    };
-                    let arrival = r.arrival.or(r.ts).or(clock).unwrap_or(0);
-                    clock = Some(arrival);
-                    let id = RowId(rows.len() as u32);
-                    rows.push(InputRow {
-                        stream: side,
-                        line: r.line,
-                        kind: r.kind,
-                        values: r.values,
-                        ts: r.ts,
-                        key,
-                        assigner,
-                        subtask,
-                        arrival,
+                };
+                if let (Some(sets), Some(g)) = (&cx.expand_sets, &group_key) {
+                    let ex = expand.get_or_insert_with(|| crate::grouping_sets::Expand {
+                        sets: sets.clone(),
+                        ..Default::default()
                     });
-                    arrivals.push(Arrival::Row(id));
+                    for (i, set) in sets.iter().enumerate() {
+                        let copy = crate::grouping_sets::copy_key(g, set);
+                        let value = composite_key(&copy);
+                        let id = match key_ids.get(&value) {
+                            Some(k) => k,
+                            None => new_key(
+                                &mut keys,
+                                &mut key_ids,
+                                value,
+                                sql_key_hash_typed(&copy, &cx.key_types),
+                            ),
+                        };
+                        ex.keys.push(id);
+                        if ex.keys.len() > crate::grouping_sets::MAX_COPIES {
+                            return Err(Error::config(
+                                "job.group.grouping_sets",
+                                format!("rows × grouping sets exceed {} copies (this playground's limit)", crate::grouping_sets::MAX_COPIES),
+                            ));
+                        }
+                        if ex.set_of_key.len() <= id.0 as usize {
+                            ex.set_of_key.resize(id.0 as usize + 1, u16::MAX);
+                        }
+                        ex.set_of_key[id.0 as usize] = i as u16;
+                    }
                 }
-                Entry::Watermark {
-                    line,
-                    value,
+                let assigner = match r.subtask {
+                    Some(s) => s,
+                    None => {
+                        let s = rr % p;
+                        rr += 1;
+                        s
+                    }
+                };
+                // A copied row is shown on its first copy's key and subtask.
+                let key = match &expand {
+                    Some(ex) if cx.expand_sets.is_some() => ex.key(n_rows, 0),
+                    _ => key,
+                };
+                let subtask = if keyed {
+                    keys[key.0 as usize].subtask
+                } else {
+                    SubtaskIndex(assigner)
+                };
+                let arrival = r.arrival.or(r.ts).or(clock).unwrap_or(0);
+                clock = Some(arrival);
+                let id = RowId(n_rows as u32);
+                n_rows += 1;
+                per_stream[si].end = id.0 + 1;
+                Ok(Some(InputRow {
+                    stream: cx.side,
+                    line: r.line,
+                    kind: r.kind,
+                    values: r.values,
+                    ts: r.ts,
+                    key,
+                    assigner,
                     subtask,
                     arrival,
-                } => {
-                    let at = arrival.or(clock).unwrap_or(0);
-                    clock = Some(at);
-                    let targets = match subtask {
-                        Some(s) => s..s + 1,
-                        None => 0..p,
-                    };
-                    for a in targets {
-                        arrivals.push(Arrival::Watermark {
-                            stream: side,
+                }))
+            }
+            Entry::Watermark {
+                line,
+                value,
+                subtask,
+                arrival,
+            } => {
+                let at = arrival.or(clock).unwrap_or(0);
+                clock = Some(at);
+                let targets = match subtask {
+                    Some(s) => s..s + 1,
+                    None => 0..p,
+                };
+                for a in targets {
+                    per_stream[si].watermarks.push_back((
+                        n_rows as u32,
+                        Arrival::Watermark {
+                            stream: cx.side,
                             line,
                             assigner: a,
                             value,
                             arrival: at,
-                        });
-                    }
+                        },
+                    ));
                 }
+                Ok(None)
             }
         }
-        schemas.push(schema);
+    };
+    let mut rows: Vec<InputRow> = entries
+        .into_iter()
+        .filter_map(|e| row(e).transpose())
+        .collect::<Result<_, _>>()?;
+    // Streams after the last entry (without rows) are entered too, for their errors.
+    while si.wrapping_add(1) < parsed.len() {
+        enter(
+            &mut si,
+            &mut cx,
+            &mut rr,
+            &mut clock,
+            &mut per_stream,
+            n_rows,
+        )?;
     }
+    let schemas: Vec<Schema> = parsed.into_iter().map(|ps| ps.schema).collect();
 
-    let arrival_key = |a: &Arrival| match a {
-        Arrival::Row(id) => rows[id.0 as usize].arrival,
-        Arrival::Watermark { arrival, .. } => *arrival,
-    };
-    let [left, right]: [Vec<Arrival>; 2] = per_stream.try_into().unwrap_or_default();
-    let arrivals = match job.arrival {
-        ArrivalOrder::LeftFirst => left.into_iter().chain(right).collect(),
-        ArrivalOrder::Interleave => {
-            let mut out = Vec::with_capacity(left.len() + right.len());
-            let (mut l, mut r) = (left.into_iter(), right.into_iter());
-            loop {
-                match (l.next(), r.next()) {
-                    (None, None) => break,
-                    (a, b) => {
-                        out.extend(a);
-                        out.extend(b);
-                    }
-                }
-            }
-            out
-        }
-        ArrivalOrder::ByTime => {
-            let mut out = Vec::with_capacity(left.len() + right.len());
-            let (mut i, mut j) = (0, 0);
-            while i < left.len() || j < right.len() {
-                let take_left = j >= right.len()
-                    || (i < left.len() && arrival_key(&left[i]) <= arrival_key(&right[j]));
-                if take_left {
-                    out.push(left[i].clone());
-                    i += 1;
-                } else {
-                    out.push(right[j].clone());
-                    j += 1;
-                }
-            }
-            out
-        }
-    };
-    // Processing time never goes backwards: a row's arrival is the running maximum.
-    let mut now = i64::MIN;
-    let mut arrivals = arrivals;
-    for a in arrivals.iter_mut() {
-        match a {
-            Arrival::Row(id) => {
-                let r = &mut rows[id.0 as usize];
-                now = now.max(r.arrival);
-                r.arrival = now;
-            }
-            Arrival::Watermark { arrival, .. } => {
-                now = now.max(*arrival);
-                *arrival = now;
-            }
-        }
-    }
+    let arrivals = arrival_order(&mut rows, per_stream, job.arrival);
 
     let plan = Plan {
         scenario: scenario.clone(),
@@ -688,4 +657,396 @@ fn composite_key(values: &[Value]) -> Value {
         })
         .collect();
     Value::Str(format!("({})", parts.join(", ")))
+}
+
+/// One stream's arrivals in its own order: rows `next..end` (consecutive ids), and its
+/// watermarks, each after the rows with ids below the one it is stored with.
+#[derive(Default)]
+struct Sequence {
+    next: u32,
+    end: u32,
+    watermarks: std::collections::VecDeque<(u32, Arrival)>,
+}
+
+impl Sequence {
+    /// The arrival time of what comes next (a row's before the running maximum is applied).
+    fn peek_time(&self, rows: &[InputRow]) -> Option<i64> {
+        match self.watermarks.front() {
+            Some((at, Arrival::Watermark { arrival, .. })) if *at == self.next => Some(*arrival),
+            _ if self.next < self.end => Some(rows[self.next as usize].arrival),
+            _ => None,
+        }
+    }
+
+    fn pop(&mut self) -> Option<Arrival> {
+        if self
+            .watermarks
+            .front()
+            .is_some_and(|(at, _)| *at == self.next)
+        {
+            return self.watermarks.pop_front().map(|(_, a)| a);
+        }
+        if self.next < self.end {
+            self.next += 1;
+            return Some(Arrival::Row(RowId(self.next - 1)));
+        }
+        // Only watermarks after the last row are left (a stream's rows end where its
+        // watermarks' positions stop).
+        self.watermarks.pop_front().map(|(_, a)| a)
+    }
+}
+
+/// Both streams' arrivals in the job's order, each at the running maximum of the arrival
+/// times so far (processing time never goes backwards). The order compares the times as
+/// written; a row's time is raised only once it is placed.
+fn arrival_order(rows: &mut [InputRow], seqs: [Sequence; 2], order: ArrivalOrder) -> Vec<Arrival> {
+    let [mut left, mut right] = seqs;
+    let total = (left.end - left.next) as usize
+        + (right.end - right.next) as usize
+        + left.watermarks.len()
+        + right.watermarks.len();
+    let mut out = Vec::with_capacity(total);
+    let mut now = i64::MIN;
+    let mut place = |rows: &mut [InputRow], a: Option<Arrival>| {
+        let Some(mut a) = a else { return };
+        match &mut a {
+            Arrival::Row(id) => {
+                let r = &mut rows[id.0 as usize];
+                now = now.max(r.arrival);
+                r.arrival = now;
+            }
+            Arrival::Watermark { arrival, .. } => {
+                now = now.max(*arrival);
+                *arrival = now;
+            }
+        }
+        out.push(a);
+    };
+    match order {
+        ArrivalOrder::LeftFirst => {
+            while let Some(a) = left.pop() {
+                place(rows, Some(a));
+            }
+            while let Some(a) = right.pop() {
+                place(rows, Some(a));
+            }
+        }
+        ArrivalOrder::Interleave => loop {
+            match (left.pop(), right.pop()) {
+                (None, None) => break,
+                (a, b) => {
+                    place(rows, a);
+                    place(rows, b);
+                }
+            }
+        },
+        ArrivalOrder::ByTime => loop {
+            let next = match (left.peek_time(rows), right.peek_time(rows)) {
+                (None, None) => break,
+                (Some(l), Some(r)) if l > r => right.pop(),
+                (Some(_), _) => left.pop(),
+                (None, Some(_)) => right.pop(),
+            };
+            place(rows, next);
+        },
+    }
+    out
+}
+
+/// Key values to their ids: small non-negative INT and BIGINT keys (the common case) by
+/// position in a table, any other value by hash. The ids are the same either way.
+#[derive(Default)]
+struct KeyIndex {
+    map: FxHashMap<Value, KeyId>,
+    /// `KeyId + 1` of `Value::Int(i)` at `i` (0: none yet).
+    ints: Vec<u32>,
+    /// The same for `Value::Long`.
+    longs: Vec<u32>,
+}
+
+/// Keys below this are looked up by position (a table of at most 256 KB per type).
+const SMALL_KEYS: u64 = 1 << 16;
+
+impl KeyIndex {
+    /// The table and slot of a small integer key.
+    #[inline]
+    fn slot(&mut self, v: &Value) -> Option<(&mut Vec<u32>, usize)> {
+        let (table, n) = match *v {
+            Value::Int(n) => (&mut self.ints, n as i64),
+            Value::Long(n) => (&mut self.longs, n),
+            _ => return None,
+        };
+        u64::try_from(n)
+            .ok()
+            .filter(|&n| n < SMALL_KEYS)
+            .map(|n| (table, n as usize))
+    }
+
+    #[inline]
+    fn get(&mut self, v: &Value) -> Option<KeyId> {
+        match self.slot(v) {
+            Some((table, i)) => match table.get(i) {
+                Some(&id) if id > 0 => Some(KeyId(id - 1)),
+                _ => None,
+            },
+            None => self.map.get(v).copied(),
+        }
+    }
+
+    fn insert(&mut self, v: &Value, id: KeyId) {
+        match self.slot(v) {
+            Some((table, i)) => {
+                if table.len() <= i {
+                    table.resize(i + 1, 0);
+                }
+                table[i] = id.0 + 1;
+            }
+            None => {
+                self.map.insert(v.clone(), id);
+            }
+        }
+    }
+}
+
+/// A stream's schema and its entries' place in the buffer of both streams' entries.
+struct Parsed {
+    schema: Schema,
+    range: std::ops::Range<usize>,
+}
+
+/// What the rows of one stream need from the job.
+struct StreamContext {
+    side: Side,
+    /// GROUPING SETS of a window aggregation.
+    expand_sets: Option<Vec<crate::grouping_sets::GroupingSet>>,
+    /// The GROUP BY columns of a window aggregation keyed by several columns.
+    group_cols: Option<Vec<usize>>,
+    /// Rows other than `+I` are accepted.
+    changelog_ok: bool,
+    key_col: Option<usize>,
+    /// The key columns' types: a NULL of a wide DECIMAL is written differently (javahash).
+    key_types: Vec<crate::value::ColumnType>,
+}
+
+impl Default for StreamContext {
+    fn default() -> Self {
+        StreamContext {
+            side: Side::Left,
+            expand_sets: None,
+            group_cols: None,
+            changelog_ok: false,
+            key_col: None,
+            key_types: Vec::new(),
+        }
+    }
+}
+
+fn stream_context(
+    job: &crate::scenario::Job,
+    op: OperatorKind,
+    keyed: bool,
+    si: usize,
+    schema: &Schema,
+) -> Result<StreamContext, Error> {
+    let side = if si == 0 { Side::Left } else { Side::Right };
+    let name = &schema.name;
+    // A SQL window aggregation grouped by several columns is keyed by all of them (the
+    // BinaryRowData of the GROUP BY keys); its key value is shown as a tuple.
+    // With GROUPING SETS each row is copied once per set (the planner's Expand), every
+    // copy keyed by all grouping columns and `$e` (crate::grouping_sets).
+    let expand_sets = match (&job.group.grouping_sets, op) {
+        (Some(sets), OperatorKind::WindowTvfAggregate) => {
+            crate::grouping_sets::sets(&job.group.keys, sets)
+                .map_err(|m| Error::config("job.group.grouping_sets", m))?
+        }
+        _ => None,
+    };
+    let group_cols: Option<Vec<usize>> = if op == OperatorKind::WindowTvfAggregate
+        && (job.group.keys.len() > 1 || expand_sets.is_some())
+    {
+        let mut cols = Vec::new();
+        for k in &job.group.keys {
+            match schema.columns.iter().position(|c| c.name == *k) {
+                Some(c) => cols.push(c),
+                None => {
+                    return Err(Error::config(
+                        "job.group.keys",
+                        format!("GROUP BY column {k:?} is not a column of {name}"),
+                    ))
+                }
+            }
+        }
+        Some(cols)
+    } else {
+        None
+    };
+    // The versioned / dimension table (right) of a temporal or lookup join may be a
+    // changelog; probe rows are append-only.
+    let changelog_ok = op == OperatorKind::RegularJoin
+        || (side == Side::Right
+            && matches!(op, OperatorKind::TemporalJoin | OperatorKind::LookupJoin));
+    let key_col = schema.key.filter(|_| keyed);
+    let key_types: Vec<crate::value::ColumnType> = match (&group_cols, key_col) {
+        (Some(cols), _) => cols.iter().map(|&c| schema.columns[c].ty).collect(),
+        (None, Some(k)) => vec![schema.columns[k].ty],
+        _ => Vec::new(),
+    };
+    Ok(StreamContext {
+        side,
+        expand_sets,
+        group_cols,
+        changelog_ok,
+        key_col,
+        key_types,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The arrival order as it was built before [`Sequence`]: an `Arrival` per row and
+    /// watermark for each stream, merged, then the running maximum applied.
+    fn reference(
+        rows: &mut [InputRow],
+        per_stream: [Vec<Arrival>; 2],
+        order: ArrivalOrder,
+    ) -> Vec<Arrival> {
+        let key = |rows: &[InputRow], a: &Arrival| match a {
+            Arrival::Row(id) => rows[id.0 as usize].arrival,
+            Arrival::Watermark { arrival, .. } => *arrival,
+        };
+        let [left, right] = per_stream;
+        let mut out: Vec<Arrival> = match order {
+            ArrivalOrder::LeftFirst => left.into_iter().chain(right).collect(),
+            ArrivalOrder::Interleave => {
+                let mut out = Vec::new();
+                let (mut l, mut r) = (left.into_iter(), right.into_iter());
+                loop {
+                    match (l.next(), r.next()) {
+                        (None, None) => break,
+                        (a, b) => {
+                            out.extend(a);
+                            out.extend(b);
+                        }
+                    }
+                }
+                out
+            }
+            ArrivalOrder::ByTime => {
+                let mut out = Vec::new();
+                let (mut i, mut j) = (0, 0);
+                while i < left.len() || j < right.len() {
+                    if j >= right.len()
+                        || (i < left.len() && key(rows, &left[i]) <= key(rows, &right[j]))
+                    {
+                        out.push(left[i].clone());
+                        i += 1;
+                    } else {
+                        out.push(right[j].clone());
+                        j += 1;
+                    }
+                }
+                out
+            }
+        };
+        let mut now = i64::MIN;
+        for a in out.iter_mut() {
+            match a {
+                Arrival::Row(id) => {
+                    let r = &mut rows[id.0 as usize];
+                    now = now.max(r.arrival);
+                    r.arrival = now;
+                }
+                Arrival::Watermark { arrival, .. } => {
+                    now = now.max(*arrival);
+                    *arrival = now;
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn arrival_order_is_the_merge_of_both_streams() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rand = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for case in 0..3000 {
+            let order = [
+                ArrivalOrder::LeftFirst,
+                ArrivalOrder::Interleave,
+                ArrivalOrder::ByTime,
+            ][case % 3];
+            let mut rows = Vec::new();
+            let mut seqs: [Sequence; 2] = Default::default();
+            let mut lists: [Vec<Arrival>; 2] = Default::default();
+            for (si, side) in [Side::Left, Side::Right].into_iter().enumerate() {
+                seqs[si].next = rows.len() as u32;
+                seqs[si].end = rows.len() as u32;
+                for line in 0..rand(8) as u32 {
+                    let arrival = rand(20) as i64;
+                    if rand(3) == 0 {
+                        let wm = Arrival::Watermark {
+                            stream: side,
+                            line,
+                            assigner: rand(2) as u32,
+                            value: rand(30) as i64,
+                            arrival,
+                        };
+                        seqs[si]
+                            .watermarks
+                            .push_back((rows.len() as u32, wm.clone()));
+                        lists[si].push(wm);
+                    } else {
+                        lists[si].push(Arrival::Row(RowId(rows.len() as u32)));
+                        rows.push(InputRow {
+                            stream: side,
+                            line,
+                            kind: RowKind::Insert,
+                            values: Vec::new(),
+                            ts: None,
+                            key: KeyId(0),
+                            assigner: 0,
+                            subtask: SubtaskIndex(0),
+                            arrival,
+                        });
+                        seqs[si].end = rows.len() as u32;
+                    }
+                }
+            }
+            let mut want_rows = rows.clone();
+            let want = reference(&mut want_rows, lists, order);
+            let got = arrival_order(&mut rows, seqs, order);
+            assert_eq!(got, want, "case {case}");
+            assert_eq!(rows, want_rows, "case {case}");
+        }
+    }
+
+    #[test]
+    fn small_integer_keys_and_others_share_one_index() {
+        let mut ix = KeyIndex::default();
+        let values = [
+            Value::Int(3),
+            Value::Long(3),
+            Value::Int(-1),
+            Value::Int(70_000),
+            Value::Long(65_535),
+            Value::Str("3".into()),
+            Value::Null,
+        ];
+        for (i, v) in values.iter().enumerate() {
+            assert_eq!(ix.get(v), None);
+            ix.insert(v, KeyId(i as u32));
+        }
+        for (i, v) in values.iter().enumerate() {
+            assert_eq!(ix.get(v), Some(KeyId(i as u32)), "{v:?}");
+        }
+        assert_eq!(ix.get(&Value::Int(4)), None);
+        assert_eq!(ix.get(&Value::Long(70_000)), None);
+    }
 }
