@@ -104,9 +104,13 @@ export class WorkerRunner {
       if (msg.type === 'progress') job.fraction = msg.fraction;
       job.onProgress && job.onProgress({ phase: msg.phase, fraction: job.fraction, elapsed: performance.now() - job.t0, budget: job.budget });
     } else if (msg.type === 'done') {
+      // When the result arrived, beside the worker's times of its phases (the page benchmark
+      // reads them as `result.phases`).
+      if (msg.phases) msg.phases.arrived = performance.timeOrigin + performance.now();
       clearTimeout(job.timer);
       clearInterval(job.ticker);
       this.job = null;
+      if (msg.result && typeof msg.result === 'object') Object.defineProperty(msg.result, 'phases', { value: msg.phases, enumerable: false });
       if (msg.result && msg.result.paged) {
         // The full result stays in the worker: pages of it are asked for on demand.
         const runId = msg.id;
@@ -214,6 +218,8 @@ export class WorkerRunner {
       msg.rows = streams.map((st, i) => (this.sentRows[i] === st.rows ? null : st.rows));
       this.sentRows = streams.map((st) => st.rows);
     }
+    // When it was posted (the worker reports its phases on the same clock).
+    msg.sent = performance.timeOrigin + performance.now();
     w.postMessage(msg);
   }
 
