@@ -12,6 +12,11 @@
 //! large for a full trace, about 16 kB of the gzipped module): only the SQL operators' module
 //! (cargo feature `ops-module`, web/pkg-ops/) has it, and the page's worker loads that module
 //! the first time it is asked for a window (web/src/worker.js).
+//!
+//! A large untraced run of the page's worker goes through [`Job`] instead: the rows come in as
+//! bytes written straight into the module's memory, the phases are called (and timed) one by
+//! one, and the result stays here, handed out as its first rows and then in pages
+//! ([`crate::paged`]).
 
 use crate::error::Error;
 use crate::scenario::Scenario;
@@ -114,63 +119,6 @@ pub fn run_traced(scenario_json: &str, snapshots: bool) -> JsValue {
     };
     match Scenario::from_json(scenario_json).and_then(|sc| crate::run_with(&sc, &opts)) {
         Ok(r) => to_js(&r),
-        Err(e) => error(&e),
-    }
-}
-
-/// Runs a scenario like [`run_traced`] (or untraced, without `trace`) and reports how far it
-/// got: `on_progress(phase, done, total)` with `phase` one of `"reading"` (parsing and
-/// resolving the rows: 0 of 1, then 1 of 1), `"simulating"` (arrivals processed of all
-/// arrivals, about 100 calls in all) and `"result"` (building the result document). For the
-/// page's worker: a large input shows a progress bar driven by the engine itself.
-#[wasm_bindgen]
-pub fn run_progress(
-    scenario_json: &str,
-    trace: bool,
-    snapshots: bool,
-    on_progress: &js_sys::Function,
-) -> JsValue {
-    let report = {
-        let f = on_progress.clone();
-        move |phase: &str, done: usize, total: usize| {
-            let _ = f.call3(
-                &JsValue::NULL,
-                &JsValue::from_str(phase),
-                &JsValue::from_f64(done as f64),
-                &JsValue::from_f64(total as f64),
-            );
-        }
-    };
-    let opts = crate::sim::RunOptions {
-        trace,
-        snapshots: trace && snapshots,
-        stop_after: None,
-    };
-    report("reading", 0, 1);
-    let plan = match Scenario::from_json(scenario_json)
-        .and_then(|sc| crate::plan::build(&sc, crate::plan::Limits::default()))
-    {
-        Ok(p) => p,
-        Err(e) => return error(&e),
-    };
-    let total = plan.arrivals.len();
-    report("reading", 1, 1);
-    report("simulating", 0, total);
-    let every = (total / 100).max(1000);
-    let tick = report.clone();
-    let out = crate::sim::with_progress(
-        every,
-        move |done, total| tick("simulating", done, total),
-        || crate::run_plan(&plan, &opts),
-    );
-    report("simulating", total, total);
-    match out {
-        Ok(out) => {
-            report("result", 0, 1);
-            to_js(&crate::result::RunResult::build_owned(
-                plan, out, opts.trace,
-            ))
-        }
         Err(e) => error(&e),
     }
 }

@@ -306,9 +306,6 @@ self.onmessage = async (ev) => {
     } else if (msg.lite && !trace && parts.skeleton !== null && typeof m.Job === 'function') {
       // A large untraced run for the tables: the result stays in the module, paged.
       out = runJob(m, id, parts, phases, report);
-    } else if (msg.progress && typeof m.run_progress === 'function') {
-      result = m.run_progress(parts.json, !!trace, snapshots !== false, report);
-      if (result === null || result === undefined) result = runWith(m, parts.json, trace, snapshots);
     } else result = runWith(m, parts.json, trace, snapshots);
   } catch (e) {
     dropKept();
