@@ -299,7 +299,10 @@ async function benchPaste(env, n) {
         let gapMax = 0;
         let lastFrame = 0;
         let stop = false;
+        // When the editor had the whole paste (its slices go in over several frames).
+        let pasteDoneMs = null;
         const frame = (t) => {
+          if (pasteDoneMs === null && t0 && !window.__joinlab.editors[0].pasting) pasteDoneMs = performance.now() - t0;
           if (lastFrame) gapMax = Math.max(gapMax, t - lastFrame);
           lastFrame = t;
           const p = document.getElementById('progress');
@@ -328,6 +331,7 @@ async function benchPaste(env, n) {
                 resolve({
                   arrived,
                   dispatchMs,
+                  pasteDoneMs,
                   gapMax,
                   prog: { ...prog, values: prog.values.size },
                   loaf: b.loaf.filter((e) => e.start >= t0).map((e) => ({ start: e.start - t0, dur: e.dur, blocking: e.blocking })),
@@ -472,14 +476,14 @@ async function main() {
     log(`| ${p.n.toLocaleString('en')} | ${(p.n / 2).toLocaleString('en')} | ${outcome} | ${sec(p.arrived.ms)} | ${sec(p.arrived.paintedMs)} | ${sec(p.engineMs)} | ${f1(longest)} ms | ${long.filter((d) => d > 50).length} | ${f1(p.gapMax)} ms | ${p.loaf.length} (${f1(loafBlock)} ms) | ${prog} | ${p.prog.values} | ${f1(p.dispatchMs)} ms | ${f1(p.drawMs)} ms |`);
   }
   log();
-  log('Phases of each paste (ms; the worker times its own phases and both sides stamp `performance.timeOrigin + performance.now()`): *paste* = the paste event until the page posts the run to the worker (the editor\'s sliced insert, the scheduling); *posting the run* = posted until the worker has the message (the rows cloned to the worker, a worker still busy); *worker set-up* = the message until the engine starts (the skeleton, the module); *rows in* = the rows text copied into the module; *parse* = the rows read alone (`parse_stream` of each stream, timed after the run on a job of its own: the worker\'s `parse_time`); *plan* = the plan\'s build (`plan::build`) minus that reading; *simulate*; *result* = building the result (`RunResult::build_owned`) and writing its first rows and the lists\' lengths as JSON text; *transfer* = `JSON.parse` of that text in the worker, posting it and receiving it on the page; *paint* = the result received until painted. Memory: the worker module\'s wasm memory after the run (it only grows: the most any run in that worker needed, the set-up run included):');
+  log('Phases of each paste (ms; the worker times its own phases and both sides stamp `performance.timeOrigin + performance.now()`): *paste* = the paste event until the page posts the run to the worker (the editor\'s sliced insert, the scheduling); *posting the run* = posted until the worker has the message (the rows cloned to the worker, a worker still busy); *worker set-up* = the message until the engine starts (the skeleton, the module); *rows in* = the rows text copied into the module; *parse* = the rows read alone (`parse_stream` of each stream, timed after the run on a job of its own: the worker\'s `parse_time`); *plan* = the plan\'s build (`plan::build`) minus that reading; *simulate*; *result* = building the result (`RunResult::build_owned`) and writing its first rows and the lists\' lengths as JSON text; *transfer* = `JSON.parse` of that text in the worker, posting it and receiving it on the page; *paint* = the result received until painted; *editor had the paste* = the paste event until the editor held all of it (it goes in by slices, a frame at a time; the run starts at the paste event and goes on meanwhile). Memory: the worker module\'s wasm memory after the run (it only grows: the most any run in that worker needed, the set-up run included):');
   log();
-  log('| rows | paste | posting the run | worker set-up | rows in | parse | plan | simulate | result | transfer | paint | sum | until painted | JSON to the page | wasm memory | budget (64 B × outputs + 150 B × input rows) |');
-  log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  log('| rows | paste | posting the run | worker set-up | rows in | parse | plan | simulate | result | transfer | paint | sum | until painted | JSON to the page | wasm memory | budget (64 B × outputs + 150 B × input rows) | editor had the paste |');
+  log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const p of pastes) {
     const ph = p.phases;
     if (!ph || ph.plan === undefined) {
-      log(`| ${p.n.toLocaleString('en')} | (the worker reported no phases: a build without the engine's \`Job\`) |||||||||||||| `);
+      log(`| ${p.n.toLocaleString('en')} | (the worker reported no phases: a build without the engine's \`Job\`; the editor had the paste after ${p.pasteDoneMs === null ? 'n/a' : f1(p.pasteDoneMs)} ms) |||||||||||||||`);
       continue;
     }
     const readMs = p.parts.readOnly && p.parts.readOnly.ok ? p.parts.readOnly.ms : null;
@@ -500,7 +504,7 @@ async function main() {
     const budget = 64 * (p.outputs || 0) + 150 * p.n;
     const vsBudget = ph.memory ? `${(budget / 2 ** 20).toFixed(0)} MiB (${(ph.memory / budget).toFixed(2)}×)` : 'n/a';
     const f = (x) => (x === null || x === undefined ? 'n/a' : f1(x));
-    log(`| ${p.n.toLocaleString('en')} | ${f(row.paste)} | ${f(row.post)} | ${f(row.setup)} | ${f(row.rowsIn)} | ${readMs === null ? 'n/a' : f1(row.parse)} | ${readMs === null ? `${f1(row.plan)} (with parse)` : f1(row.plan)} | ${f(row.simulate)} | ${f(row.result)} | ${f(row.transfer)} | ${f(row.paint)} | ${f1(sum)} | ${f1(p.arrived.paintedMs)} | ${((ph.json_bytes || 0) / 1e3).toFixed(0)} kB | ${mem} | ${vsBudget} |`);
+    log(`| ${p.n.toLocaleString('en')} | ${f(row.paste)} | ${f(row.post)} | ${f(row.setup)} | ${f(row.rowsIn)} | ${readMs === null ? 'n/a' : f1(row.parse)} | ${readMs === null ? `${f1(row.plan)} (with parse)` : f1(row.plan)} | ${f(row.simulate)} | ${f(row.result)} | ${f(row.transfer)} | ${f(row.paint)} | ${f1(sum)} | ${f1(p.arrived.paintedMs)} | ${((ph.json_bytes || 0) / 1e3).toFixed(0)} kB | ${mem} | ${vsBudget} | ${f(p.pasteDoneMs)} |`);
   }
   log();
   log('Long tasks of each paste (start after the keystroke → duration, ms):');
