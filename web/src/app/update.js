@@ -6,7 +6,7 @@
 import { h, fill } from '../dom.js';
 import { app, $, ui } from './state.js';
 import { parseScenarioText, cloneScenario, resultCount } from './scenario.js';
-import { schedule, initScheduler, runAhead as startAhead } from './scheduler.js';
+import { schedule, initScheduler, runAhead as startAhead, BIG_ROWS } from './scheduler.js';
 import { renderPanels } from './registry.js';
 import { scheduleHash } from './share-embed.js';
 import { sqlPending, sqlScenarioShown, syncScriptFromScenario } from '../sql/tab.js';
@@ -41,13 +41,19 @@ export function recompute({ forceWorker = false, keepUrl = false, rowsOnly = fal
  * @param {number} i @param {string} text
  */
 export function runAhead(i, text) {
-  if (!app.scenario || sqlPending() || !app.scenario.streams || !app.scenario.streams[i]) return;
-  const snapshot = cloneScenario(app.scenario);
-  snapshot.streams[i].rows = text;
-  // The rows as `totalRows` will count them at the end: the other editors' lines and this text's.
-  let lines = 1;
-  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) lines++;
-  startAhead(snapshot, totalRowsWith(i, lines));
+  // In a task of its own: the paste event's handler stays short (posting the rows to the worker
+  // copies them).
+  const seq = app.seq;
+  setTimeout(() => {
+    if (seq !== app.seq || !app.scenario || sqlPending() || !app.scenario.streams || !app.scenario.streams[i]) return;
+    const snapshot = cloneScenario(app.scenario);
+    snapshot.streams[i].rows = text;
+    // The rows as `totalRows` will count them at the end (the other editors' lines and this
+    // text's), counted only as far as the worker's threshold decides.
+    let lines = 1;
+    for (let at = text.indexOf('\n'); at >= 0 && lines <= BIG_ROWS; at = text.indexOf('\n', at + 1)) lines++;
+    startAhead(snapshot, totalRowsWith(i, lines));
+  }, 0);
 }
 
 /** Draws every panel from `app.result`. */
