@@ -12,7 +12,6 @@ use crate::outputs::Outputs;
 use crate::result::{Late, RunResult, SideOut, WindowOut};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
-use std::collections::BTreeMap;
 
 /// Lists longer than this are kept back and handed out in pages.
 pub const LIST_MAX: usize = 5000;
@@ -29,11 +28,20 @@ pub struct Paged {
     pub late: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub windows: Option<usize>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub side_outputs: BTreeMap<String, usize>,
+    /// Per side output tag that was cut (written as an object, tag → length).
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "tag_lengths")]
+    pub side_outputs: Vec<(String, usize)>,
     /// Entries and timers of the state left at the end, over all subtasks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub final_state: Option<usize>,
+}
+
+fn tag_lengths<S: Serializer>(v: &[(String, usize)], s: S) -> Result<S::Ok, S::Error> {
+    let mut m = s.serialize_map(Some(v.len()))?;
+    for (tag, n) in v {
+        m.serialize_entry(tag, n)?;
+    }
+    m.end()
 }
 
 impl Paged {
@@ -49,6 +57,9 @@ impl Paged {
 /// The state left at the end counts as one list of its entries and timers: when it holds
 /// more than `max`, each subtask keeps its first entries, then its first timers, until
 /// `first` are kept in all.
+///
+/// The lists are cut in place, by their lengths: nothing is copied (a list may hold a million
+/// late rows) and no list's items need `Clone` (each such impl is code in the page's module).
 pub fn with_first_rows<T>(
     result: &mut RunResult,
     max: usize,
@@ -58,20 +69,21 @@ pub fn with_first_rows<T>(
     if result.trace.is_some() {
         return f(result, None);
     }
+    let first = first.min(max);
     let mut paged = Paged::default();
+    // The outputs are not a `Vec`: their first rows are copied (32 bytes each).
     let outputs = (result.outputs.len() > max).then(|| {
         paged.outputs = Some(result.outputs.len());
         let head = result.outputs.slice(0, first);
         std::mem::replace(&mut result.outputs, head)
     });
-    let late = cut(&mut result.late, max, first, &mut paged.late);
-    let windows = cut(&mut result.windows, max, first, &mut paged.windows);
-    let mut side = Vec::new();
+    // The full length of every list cut, in the order they are cut and put back.
+    let mut lens = Vec::new();
+    paged.late = cut(&mut result.late, max, first, &mut lens);
+    paged.windows = cut(&mut result.windows, max, first, &mut lens);
     for (tag, rows) in result.side_outputs.iter_mut() {
-        let mut n = None;
-        if let Some(all) = cut(rows, max, first, &mut n) {
-            paged.side_outputs.insert(tag.clone(), n.unwrap_or(0));
-            side.push((tag.clone(), all));
+        if let Some(n) = cut(rows, max, first, &mut lens) {
+            paged.side_outputs.push((tag.clone(), n));
         }
     }
     let n_state: usize = result
@@ -79,60 +91,77 @@ pub fn with_first_rows<T>(
         .iter()
         .map(|s| s.entries.len() + s.timers.len())
         .sum();
-    let state = (n_state > max).then(|| {
+    if n_state > max {
         paged.final_state = Some(n_state);
         let mut budget = first;
-        let head = result
-            .final_state
-            .iter()
-            .map(|s| {
-                let mut s2 = crate::trace::SubtaskState {
-                    subtask: s.subtask,
-                    watermark: s.watermark,
-                    entries: s.entries.iter().take(budget).cloned().collect(),
-                    timers: Vec::new(),
-                };
-                budget -= s2.entries.len();
-                s2.timers = s.timers.iter().take(budget).cloned().collect();
-                budget -= s2.timers.len();
-                s2
-            })
-            .collect();
-        std::mem::replace(&mut result.final_state, head)
-    });
+        for s in result.final_state.iter_mut() {
+            let keep = s.entries.len().min(budget);
+            budget -= keep;
+            cut_to(&mut s.entries, keep, &mut lens);
+            let keep = s.timers.len().min(budget);
+            budget -= keep;
+            cut_to(&mut s.timers, keep, &mut lens);
+        }
+    }
     let value = f(result, (!paged.is_empty()).then_some(&paged));
     if let Some(all) = outputs {
         result.outputs = all;
     }
-    if let Some(all) = late {
-        result.late = all;
+    // Back in the same order.
+    let mut lens = lens.into_iter();
+    let late = paged.late.is_some();
+    let windows = paged.windows.is_some();
+    if late {
+        put_back(&mut result.late, &mut lens);
     }
-    if let Some(all) = windows {
-        result.windows = all;
+    if windows {
+        put_back(&mut result.windows, &mut lens);
     }
-    for (tag, all) in side {
-        result.side_outputs.insert(tag, all);
+    for (tag, rows) in result.side_outputs.iter_mut() {
+        if paged.side_outputs.iter().any(|(t, _)| t == tag) {
+            put_back(rows, &mut lens);
+        }
     }
-    if let Some(all) = state {
-        result.final_state = all;
+    if paged.final_state.is_some() {
+        for s in result.final_state.iter_mut() {
+            put_back(&mut s.entries, &mut lens);
+            put_back(&mut s.timers, &mut lens);
+        }
     }
     value
 }
 
-/// `list` cut to its first `first` items when it is longer than `max`: the whole list is
-/// returned and its length noted in `len`.
-fn cut<T: Clone>(
-    list: &mut Vec<T>,
-    max: usize,
-    first: usize,
-    len: &mut Option<usize>,
-) -> Option<Vec<T>> {
-    if list.len() <= max {
+/// Cuts `list` to its first `first` items when it is longer than `max`; returns its length
+/// then (noted in `lens` too).
+fn cut<T>(list: &mut Vec<T>, max: usize, first: usize, lens: &mut Vec<usize>) -> Option<usize> {
+    let len = list.len();
+    if len <= max {
         return None;
     }
-    *len = Some(list.len());
-    let head = list[..first.min(list.len())].to_vec();
-    Some(std::mem::replace(list, head))
+    cut_to(list, first, lens);
+    Some(len)
+}
+
+/// Cuts `list` to its first `keep` items (all of them when it has fewer) and notes its length
+/// in `lens`.
+fn cut_to<T>(list: &mut Vec<T>, keep: usize, lens: &mut Vec<usize>) {
+    let len = list.len();
+    lens.push(len);
+    // SAFETY: the new length is at most `len`, so the items kept stay initialised; the items
+    // past it stay in the buffer, untouched, until `put_back` gives the list its length back
+    // (the result is only lent shared in between). Were that never to happen (a panic in
+    // between), they would be leaked, not dropped twice.
+    unsafe { list.set_len(keep.min(len)) };
+}
+
+/// Gives back to `list` the length [`cut_to`] noted.
+fn put_back<T>(list: &mut Vec<T>, lens: &mut impl Iterator<Item = usize>) {
+    if let Some(len) = lens.next() {
+        // SAFETY: `len` is the list's length before `cut_to`, whose items past the cut were
+        // left in place, initialised and untouched (see `cut_to`), and the list was not changed
+        // since.
+        unsafe { list.set_len(len) };
+    }
 }
 
 /// Rows `from..from + count` of one list of a result (clamped to the list), written as the
@@ -231,6 +260,120 @@ mod tests {
 
     fn json<T: Serialize>(v: &T) -> serde_json::Value {
         serde_json::to_value(v).unwrap()
+    }
+
+    /// Every gallery scenario (untraced), with every list longer than one cut to one row: the
+    /// cut document is the whole one with those lists cut and their lengths in `paged`, pages
+    /// of each list are its slices, and the result writes as before afterwards.
+    #[test]
+    fn gallery_results_cut_page_and_come_back_whole() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+        let mut cut_lists = 0;
+        let mut kinds = std::collections::BTreeSet::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if !name.ends_with(".json") || name.ends_with(".expected.json") {
+                continue;
+            }
+            let sc = Scenario::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            let Ok(mut r) = crate::run(&sc, false) else {
+                continue; // (the SQL operators' scenarios, without their module)
+            };
+            let whole = json(&r);
+            let (max, first) = (1, 1);
+            let doc = with_first_rows(&mut r, max, first, |r, p| {
+                json(&FirstRows {
+                    result: r,
+                    paged: p,
+                })
+            });
+            assert_eq!(json(&r), whole, "{name}: put back");
+            let mut expect = whole.clone();
+            let mut paged = serde_json::Map::new();
+            let cut_field =
+                |field: &str,
+                 expect: &mut serde_json::Value,
+                 paged: &mut serde_json::Map<String, serde_json::Value>| {
+                    if let Some(list) = whole[field].as_array().filter(|l| l.len() > max) {
+                        expect[field] = serde_json::Value::Array(list[..first].to_vec());
+                        paged.insert(field.to_string(), list.len().into());
+                    }
+                };
+            for field in ["outputs", "late", "windows"] {
+                cut_field(field, &mut expect, &mut paged);
+            }
+            let mut side = serde_json::Map::new();
+            for (tag, list) in whole["side_outputs"].as_object().unwrap() {
+                let list = list.as_array().unwrap();
+                if list.len() > max {
+                    expect["side_outputs"][tag] = serde_json::Value::Array(list[..first].to_vec());
+                    side.insert(tag.clone(), list.len().into());
+                }
+            }
+            if !side.is_empty() {
+                paged.insert("side_outputs".into(), side.into());
+            }
+            if let Some(states) = whole.get("final_state").and_then(|s| s.as_array()) {
+                let n: usize = states
+                    .iter()
+                    .map(|s| {
+                        s["entries"].as_array().unwrap().len()
+                            + s["timers"].as_array().unwrap().len()
+                    })
+                    .sum();
+                if n > max {
+                    let mut budget = first;
+                    for (i, st) in states.iter().enumerate() {
+                        for list in ["entries", "timers"] {
+                            let l = st[list].as_array().unwrap();
+                            let keep = l.len().min(budget);
+                            budget -= keep;
+                            expect["final_state"][i][list] =
+                                serde_json::Value::Array(l[..keep].to_vec());
+                        }
+                    }
+                    paged.insert("final_state".into(), n.into());
+                }
+            }
+            assert_eq!(doc["result"], expect, "{name}: the cut document");
+            if paged.is_empty() {
+                assert!(doc.get("paged").is_none(), "{name}");
+            } else {
+                cut_lists += paged.len();
+                kinds.extend(paged.keys().cloned());
+                assert_eq!(
+                    doc["paged"],
+                    serde_json::Value::Object(paged),
+                    "{name}: paged"
+                );
+            }
+            for field in ["outputs", "late", "windows"] {
+                let all = whole[field].as_array().cloned().unwrap_or_default();
+                let got = json(&page(&r, field, None, 1, 2).unwrap());
+                assert_eq!(
+                    got,
+                    serde_json::Value::Array(all.iter().skip(1).take(2).cloned().collect()),
+                    "{name}: page of {field}"
+                );
+            }
+            for (tag, list) in whole["side_outputs"].as_object().unwrap() {
+                let got = json(&page(&r, "outputs", Some(tag), 1, 2).unwrap());
+                let all = list.as_array().unwrap();
+                assert_eq!(
+                    got,
+                    serde_json::Value::Array(all.iter().skip(1).take(2).cloned().collect()),
+                    "{name}: page of side output {tag}"
+                );
+            }
+        }
+        assert!(cut_lists > 20, "{cut_lists} lists cut over the gallery");
+        let all = ["final_state", "late", "outputs", "side_outputs", "windows"];
+        assert_eq!(
+            kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>(),
+            all,
+            "every kind of list was cut somewhere"
+        );
     }
 
     #[test]
