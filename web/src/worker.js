@@ -122,7 +122,13 @@ function runJob(m, run, parts, phases, report) {
   result.paged = doc.paged;
   kept = { run, job, full: null, scenario: parts.scenario };
   const exp = parts.scenario.expected;
-  if (exp !== undefined) result.expected_check = checkExpected(exp, keptFull());
+  if (exp !== undefined) {
+    try {
+      result.expected_check = checkExpected(exp, keptFull());
+    } catch {
+      // A result too large to write whole (the JSON text's cap): the result stands, unchecked.
+    }
+  }
   return result;
 }
 
