@@ -309,7 +309,10 @@ async function benchPaste(env, n) {
         let gapMax = 0;
         let lastFrame = 0;
         let stop = false;
+        // When the editor had the whole paste (its slices go in over several frames).
+        let pasteDoneMs = null;
         const frame = (t) => {
+          if (pasteDoneMs === null && t0 && !window.__joinlab.editors[0].pasting) pasteDoneMs = performance.now() - t0;
           if (lastFrame) gapMax = Math.max(gapMax, t - lastFrame);
           lastFrame = t;
           const p = document.getElementById('progress');
@@ -338,6 +341,7 @@ async function benchPaste(env, n) {
                 resolve({
                   arrived,
                   dispatchMs,
+                  pasteDoneMs,
                   gapMax,
                   prog: { ...prog, values: prog.values.size },
                   loaf: b.loaf.filter((e) => e.start >= t0).map((e) => ({ start: e.start - t0, dur: e.dur, blocking: e.blocking })),
@@ -345,6 +349,10 @@ async function benchPaste(env, n) {
                   stoppedText: stopped.hidden ? null : document.getElementById('stopped-text').textContent,
                   long: b.long.map((e) => ({ start: e.start - t0, dur: e.duration ?? e.dur })),
                   engineMs: window.__joinlab.app.lastRunMs,
+                  // The worker's phases (engine.js hands them over as `result.phases`) and the
+                  // paste's start on the same clock.
+                  phases: window.__joinlab.result ? window.__joinlab.result.phases || null : null,
+                  t0Abs: performance.timeOrigin + t0,
                   drawMs: window.__joinlab.app.lastRenderMs,
                   timings: window.__joinlab.app.timings,
                   // (`count` knows a result kept in the worker; builds before it had the whole list.)
@@ -393,7 +401,11 @@ async function benchPaste(env, n) {
     const h0 = performance.now();
     await window.__joinlab.compactJson();
     const hashMs = performance.now() - h0;
-    return { docMs, strMs, parseMs, cloneMs, normMs, hashMs, jsonBytes: json.length };
+    // The rows read alone in the worker's module (as the plan's build reads them), to split
+    // the worker's "parse and plan" phase; asked after everything else was measured.
+    const r = window.__joinlab.result;
+    const readOnly = r && typeof r.fetch === 'function' ? await r.fetch({ what: 'parse_time' }).catch(() => null) : null;
+    return { docMs, strMs, parseMs, cloneMs, normMs, hashMs, jsonBytes: json.length, readOnly };
   });
   await context.close();
   return { n, setupMs, ...r, parts, problems };
@@ -478,6 +490,37 @@ async function main() {
     const prog = p.prog.firstVisible === null ? 'no' : `yes, after ${f1(p.prog.firstVisible)} ms (${p.prog.visibleSamples} frames)`;
     const loafBlock = p.loaf.length ? Math.max(...p.loaf.map((x) => x.blocking || 0)) : 0;
     log(`| ${p.n.toLocaleString('en')} | ${(p.n / 2).toLocaleString('en')} | ${outcome} | ${sec(p.arrived.ms)} | ${sec(p.arrived.paintedMs)} | ${sec(p.engineMs)} | ${f1(longest)} ms | ${long.filter((d) => d > 50).length} | ${f1(p.gapMax)} ms | ${p.loaf.length} (${f1(loafBlock)} ms) | ${prog} | ${p.prog.values} | ${f1(p.dispatchMs)} ms | ${f1(p.drawMs)} ms |`);
+  }
+  log();
+  log('Phases of each paste (ms; the worker times its own phases and both sides stamp `performance.timeOrigin + performance.now()`): *paste* = the paste event until the page posts the run to the worker (the editor\'s sliced insert, the scheduling); *posting the run* = posted until the worker has the message (the rows cloned to the worker, a worker still busy); *worker set-up* = the message until the engine starts (the skeleton, the module); *rows in* = the rows text copied into the module; *parse* = the rows read alone (`parse_stream` of each stream, timed after the run on a job of its own: the worker\'s `parse_time`); *plan* = the plan\'s build (`plan::build`) minus that reading; *simulate*; *result* = building the result (`RunResult::build_owned`) and writing its first rows and the lists\' lengths as JSON text; *transfer* = `JSON.parse` of that text in the worker, posting it and receiving it on the page; *paint* = the result received until painted; *editor had the paste* = the paste event until the editor held all of it (it goes in by slices, a frame at a time; the run starts at the paste event and goes on meanwhile). Memory: the worker module\'s wasm memory after the run (it only grows: the most any run in that worker needed, the set-up run included):');
+  log();
+  log('| rows | paste | posting the run | worker set-up | rows in | parse | plan | simulate | result | transfer | paint | sum | until painted | JSON to the page | wasm memory | budget (64 B × outputs + 150 B × input rows) | editor had the paste |');
+  log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const p of pastes) {
+    const ph = p.phases;
+    if (!ph || ph.plan === undefined) {
+      log(`| ${p.n.toLocaleString('en')} | (the worker reported no phases: a build without the engine's \`Job\`; the editor had the paste after ${p.pasteDoneMs === null ? 'n/a' : f1(p.pasteDoneMs)} ms) |||||||||||||||`);
+      continue;
+    }
+    const readMs = p.parts.readOnly && p.parts.readOnly.ok ? p.parts.readOnly.ms : null;
+    const row = {
+      paste: (ph.sent || ph.received) - p.t0Abs,
+      post: ph.sent ? ph.received - ph.sent : null,
+      setup: ph.started - ph.received,
+      rowsIn: ph.rows_in,
+      parse: readMs,
+      plan: readMs === null ? ph.plan : ph.plan - readMs,
+      simulate: ph.simulate,
+      result: (ph.result || 0) + (ph.first_rows || 0),
+      transfer: (ph.parse_json || 0) + (ph.arrived - ph.posted),
+      paint: p.arrived.paintedMs - (ph.arrived - p.t0Abs),
+    };
+    const sum = Object.values(row).reduce((a, b) => a + (b || 0), 0);
+    const mem = ph.memory ? `${(ph.memory / 2 ** 20).toFixed(0)} MiB` : 'n/a';
+    const budget = 64 * (p.outputs || 0) + 150 * p.n;
+    const vsBudget = ph.memory ? `${(budget / 2 ** 20).toFixed(0)} MiB (${(ph.memory / budget).toFixed(2)}×)` : 'n/a';
+    const f = (x) => (x === null || x === undefined ? 'n/a' : f1(x));
+    log(`| ${p.n.toLocaleString('en')} | ${f(row.paste)} | ${f(row.post)} | ${f(row.setup)} | ${f(row.rowsIn)} | ${readMs === null ? 'n/a' : f1(row.parse)} | ${readMs === null ? `${f1(row.plan)} (with parse)` : f1(row.plan)} | ${f(row.simulate)} | ${f(row.result)} | ${f(row.transfer)} | ${f(row.paint)} | ${f1(sum)} | ${f1(p.arrived.paintedMs)} | ${((ph.json_bytes || 0) / 1e3).toFixed(0)} kB | ${mem} | ${vsBudget} | ${f(p.pasteDoneMs)} |`);
   }
   log();
   log('Long tasks of each paste (start after the keystroke → duration, ms):');

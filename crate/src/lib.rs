@@ -18,6 +18,7 @@ pub mod javamap;
 pub mod jsontext;
 pub mod operators;
 pub mod outputs;
+pub mod paged;
 pub mod parse;
 pub mod partition;
 pub mod plan;

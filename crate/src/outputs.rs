@@ -201,6 +201,48 @@ impl Outputs {
         }))
     }
 
+    /// The outputs `from..to` (clamped to the list) as outputs of their own, written exactly
+    /// as those outputs are written in the whole list: a page of a large result, which the
+    /// page's engine worker hands out without writing the rest. The compact rows of the range
+    /// are copied and share the table of input rows (no [`Output`] is built).
+    pub fn slice(&self, from: usize, to: usize) -> Outputs {
+        let to = to.min(self.len());
+        let from = from.min(to);
+        if let Some(full) = self.full.get() {
+            return Outputs::from(full[from..to].to_vec());
+        }
+        let c = &self.compact;
+        // The window runs that cover the range, their first index moved to the range's start.
+        let first = c.windows.partition_point(|r| r.0 <= from).saturating_sub(1);
+        let windows = c
+            .windows
+            .get(first)
+            .into_iter()
+            .chain(c.windows.iter().skip(first + 1).take_while(|r| r.0 < to))
+            .map(|&(i, w)| (i.saturating_sub(from), w))
+            .collect();
+        let values = c
+            .values
+            .iter()
+            .skip(c.values.partition_point(|v| v.index < from))
+            .take_while(|v| v.index < to)
+            .map(|v| OutputValues {
+                index: v.index - from,
+                values: v.values.clone(),
+                rows: v.rows.clone(),
+            })
+            .collect();
+        Outputs {
+            compact: Compact {
+                rows: c.rows[from..to].to_vec(),
+                windows,
+                values,
+                table: c.table.clone(),
+            },
+            full: OnceLock::new(),
+        }
+    }
+
     /// The [`Output`]s, built from the compact rows on first use.
     fn full(&self) -> &Vec<Output> {
         self.full.get_or_init(|| {

@@ -12,6 +12,11 @@
 //! large for a full trace, about 16 kB of the gzipped module): only the SQL operators' module
 //! (cargo feature `ops-module`, web/pkg-ops/) has it, and the page's worker loads that module
 //! the first time it is asked for a window (web/src/worker.js).
+//!
+//! A large untraced run of the page's worker goes through [`Job`] instead: the rows come in as
+//! bytes written straight into the module's memory, the phases are called (and timed) one by
+//! one, and the result stays here, handed out as its first rows and then in pages
+//! ([`crate::paged`]).
 
 use crate::error::Error;
 use crate::scenario::Scenario;
@@ -118,61 +123,221 @@ pub fn run_traced(scenario_json: &str, snapshots: bool) -> JsValue {
     }
 }
 
-/// Runs a scenario like [`run_traced`] (or untraced, without `trace`) and reports how far it
-/// got: `on_progress(phase, done, total)` with `phase` one of `"reading"` (parsing and
-/// resolving the rows: 0 of 1, then 1 of 1), `"simulating"` (arrivals processed of all
-/// arrivals, about 100 calls in all) and `"result"` (building the result document). For the
-/// page's worker: a large input shows a progress bar driven by the engine itself.
+/// A run of the page's engine worker, step by step, whose result stays in the module.
+///
+/// The worker gives the scenario without its rows (`new`), then each stream's rows text as it
+/// is (`set_rows`: one copy into the module, no JSON escaping and unescaping of 20 MB of
+/// rows), and calls the phases one by one (`plan`, `simulate`, `result`), timing each and
+/// reporting progress in between. It then asks for the result with its long lists cut to
+/// their first rows (`first_rows`) and later for pages of them (`page`): a million-row result
+/// is never written whole as JSON text unless the page asks for all of it (`whole`, the
+/// expected-result check). A phase that fails keeps its error: every later call answers it.
 #[wasm_bindgen]
-pub fn run_progress(
-    scenario_json: &str,
-    trace: bool,
-    snapshots: bool,
-    on_progress: &js_sys::Function,
-) -> JsValue {
-    let report = {
+pub struct Job {
+    scenario: Option<Scenario>,
+    plan: Option<crate::plan::Plan>,
+    out: Option<crate::sim::RunOutput>,
+    result: Option<crate::result::RunResult>,
+    error: Option<Error>,
+    opts: crate::sim::RunOptions,
+    /// The buffer of [`Job::rows_buffer`].
+    pending: Vec<u8>,
+}
+
+#[wasm_bindgen]
+impl Job {
+    /// A job for the scenario `skeleton_json` (its streams' rows are given by `set_rows`),
+    /// traced or not.
+    #[wasm_bindgen(constructor)]
+    pub fn new(skeleton_json: &str, trace: bool, snapshots: bool) -> Job {
+        let (scenario, error) = match Scenario::from_json(skeleton_json) {
+            Ok(sc) => (Some(sc), None),
+            Err(e) => (None, Some(e)),
+        };
+        Job {
+            scenario,
+            plan: None,
+            out: None,
+            result: None,
+            error,
+            opts: crate::sim::RunOptions {
+                trace,
+                snapshots: trace && snapshots,
+                stop_after: None,
+            },
+            pending: Vec::new(),
+        }
+    }
+
+    /// The rows text of stream `stream` (moved in, not copied again).
+    pub fn set_rows(&mut self, stream: usize, rows: String) {
+        if let Some(st) = self
+            .scenario
+            .as_mut()
+            .and_then(|sc| sc.streams.get_mut(stream))
+        {
+            st.rows = rows;
+        }
+    }
+
+    /// A buffer of `len` bytes in the module's memory, as a `Uint8Array` over it, for the
+    /// browser's `TextEncoder.encodeInto` to write a stream's rows into; [`Job::take_rows`]
+    /// then makes them the stream's rows. A text of `len` UTF-16 units that is all ASCII fits
+    /// (the usual case); `encodeInto` says when it did not, and `set_rows` takes it instead.
+    /// The JavaScript glue of `set_rows` copies a string character by character: for the
+    /// 20 MB of a million-row paste that was 100–200 ms, `encodeInto` takes a few.
+    ///
+    /// The view is valid until the module's memory grows: use it at once.
+    pub fn rows_buffer(&mut self, len: usize) -> js_sys::Uint8Array {
+        self.pending = vec![0; len];
+        // SAFETY: the view covers `pending`'s initialised bytes, which nothing else reads or
+        // frees until `take_rows` or the next `rows_buffer`; the caller uses it before
+        // calling into the module again (see above).
+        unsafe { js_sys::Uint8Array::view_mut_raw(self.pending.as_mut_ptr(), len) }
+    }
+
+    /// Makes the first `written` bytes of the buffer of [`Job::rows_buffer`] the rows of
+    /// stream `stream`. False (and nothing set) when they are not UTF-8.
+    pub fn take_rows(&mut self, stream: usize, written: usize) -> bool {
+        let mut buf = std::mem::take(&mut self.pending);
+        buf.truncate(written);
+        match String::from_utf8(buf) {
+            Ok(rows) => {
+                self.set_rows(stream, rows);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Reads the rows and builds the plan (`plan::build`). False on an error.
+    pub fn plan(&mut self) -> bool {
+        let Some(sc) = self.scenario.take() else {
+            return false;
+        };
+        match crate::plan::build(&sc, crate::plan::Limits::default()) {
+            Ok(mut plan) => {
+                // The rows text is read: neither the scenario's nor the plan's copy of it is
+                // needed again, and the simulation's memory can reuse it.
+                drop(sc);
+                for st in &mut plan.scenario.streams {
+                    st.rows = String::new();
+                }
+                self.plan = Some(plan);
+                true
+            }
+            Err(e) => {
+                self.error = Some(e);
+                false
+            }
+        }
+    }
+
+    /// Only reads the rows (`parse::parse_stream` of each stream, as `plan::build` does) and
+    /// drops what it read: for the page benchmark, which times the reading apart from the
+    /// plan on a job of its own. False on an error.
+    pub fn parse_only(&self) -> bool {
+        let Some(sc) = &self.scenario else {
+            return false;
+        };
+        let p = sc.job.parallelism.clamp(1, 8);
+        sc.streams
+            .iter()
+            .all(|s| crate::parse::parse_stream(s, p).is_ok())
+    }
+
+    /// The number of arrivals to simulate (0 before the plan).
+    pub fn arrivals(&self) -> usize {
+        self.plan.as_ref().map_or(0, |p| p.arrivals.len())
+    }
+
+    /// Simulates the plan, calling `on_progress(done, total)` every `every` arrivals. False on
+    /// an error.
+    pub fn simulate(&mut self, every: usize, on_progress: &js_sys::Function) -> bool {
+        let Some(plan) = &self.plan else {
+            return false;
+        };
         let f = on_progress.clone();
-        move |phase: &str, done: usize, total: usize| {
-            let _ = f.call3(
+        let tick = move |done: usize, total: usize| {
+            let _ = f.call2(
                 &JsValue::NULL,
-                &JsValue::from_str(phase),
                 &JsValue::from_f64(done as f64),
                 &JsValue::from_f64(total as f64),
             );
+        };
+        let opts = self.opts.clone();
+        match crate::sim::with_progress(every, tick, || crate::run_plan(plan, &opts)) {
+            Ok(out) => {
+                self.out = Some(out);
+                true
+            }
+            Err(e) => {
+                self.plan = None;
+                self.error = Some(e);
+                false
+            }
         }
-    };
-    let opts = crate::sim::RunOptions {
-        trace,
-        snapshots: trace && snapshots,
-        stop_after: None,
-    };
-    report("reading", 0, 1);
-    let plan = match Scenario::from_json(scenario_json)
-        .and_then(|sc| crate::plan::build(&sc, crate::plan::Limits::default()))
-    {
-        Ok(p) => p,
-        Err(e) => return error(&e),
-    };
-    let total = plan.arrivals.len();
-    report("reading", 1, 1);
-    report("simulating", 0, total);
-    let every = (total / 100).max(1000);
-    let tick = report.clone();
-    let out = crate::sim::with_progress(
-        every,
-        move |done, total| tick("simulating", done, total),
-        || crate::run_plan(&plan, &opts),
-    );
-    report("simulating", total, total);
-    match out {
-        Ok(out) => {
-            report("result", 0, 1);
-            to_js(&crate::result::RunResult::build_owned(
-                plan, out, opts.trace,
-            ))
-        }
-        Err(e) => error(&e),
     }
+
+    /// Builds the result from the simulation (the plan is handed over and dropped). False on
+    /// an error.
+    pub fn result(&mut self) -> bool {
+        match (self.plan.take(), self.out.take()) {
+            (Some(plan), Some(out)) => {
+                self.result = Some(crate::result::RunResult::build_owned(
+                    plan,
+                    out,
+                    self.opts.trace,
+                ));
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// `{"result": …, "paged"?: {…}}` as JSON text: the result with every list longer than
+    /// `max` cut to its first `first` rows, and the full lengths of the lists that were cut
+    /// ([`crate::paged`]); or the error of the phase that failed.
+    pub fn first_rows(&mut self, max: usize, first: usize) -> String {
+        match self.result.as_mut() {
+            Some(r) => crate::paged::with_first_rows(r, max, first, |result, paged| {
+                answer_text(&crate::paged::FirstRows { result, paged })
+            }),
+            None => error_text(&self.failure()),
+        }
+    }
+
+    /// Rows `from..from + count` of the list `field` (`outputs`, `late`, `windows`) or of the
+    /// side output `tag`, as JSON text (an array), or an error.
+    pub fn page(&self, field: &str, tag: Option<String>, from: usize, count: usize) -> String {
+        match &self.result {
+            Some(r) => match crate::paged::page(r, field, tag.as_deref(), from, count) {
+                Ok(p) => answer_text(&p),
+                Err(e) => error_text(&e),
+            },
+            None => error_text(&self.failure()),
+        }
+    }
+
+    /// The whole result as JSON text (what `run_to_json` answers), or the error.
+    pub fn whole(&self) -> String {
+        match &self.result {
+            Some(r) => answer_text(r),
+            None => error_text(&self.failure()),
+        }
+    }
+
+    fn failure(&self) -> Error {
+        self.error
+            .clone()
+            .unwrap_or_else(|| Error::config("run", "the run's phases were called out of order"))
+    }
+}
+
+/// The size of this module's memory in bytes (it only grows: the most a run has needed).
+#[wasm_bindgen]
+pub fn memory_bytes() -> f64 {
+    (core::arch::wasm32::memory_size(0) as f64) * 65536.0
 }
 
 /// The state and pending timers of every operator subtask right after step `step`.

@@ -126,10 +126,11 @@ function applyChanges(text, changes) {
  * 500,000-line editor does not join all of its lines again). A paste of more than
  * BIG_PASTE_CHARS characters is inserted in slices across tasks (CodeMirror builds its document
  * tree for a 10 MB paste in one go in about 80 ms, longer than a frame's worth of blocking);
- * `onPaste({ done, total })` reports how far it got and `onChange` is called once at the end.
+ * `onPaste({ done, total })` reports how far it got, `onPasteStart(text)` gets the text the
+ * paste will leave when it begins, and `onChange` is called once at the end.
  * Returns { view, setText, getText, setError(line, column, message), clearError, setReadOnly, lines, abortPaste }.
  */
-export function createRowsEditor(parent, { text = '', readOnly = false, onChange, onPaste, label = 'rows' } = {}) {
+export function createRowsEditor(parent, { text = '', readOnly = false, onChange, onPaste, onPasteStart, label = 'rows' } = {}) {
   const ro = new Compartment();
   let silent = false;
   let errored = false;
@@ -188,10 +189,14 @@ export function createRowsEditor(parent, { text = '', readOnly = false, onChange
     const { from, to } = view.state.selection.main;
     const base = getText();
     const replaced = base.slice(from, to);
+    const final = base.slice(0, from) + t + base.slice(to);
     const total = t.length;
     let pos = 0;
     try {
       onPaste && onPaste({ done: 0, total });
+      // The engine may start on the text the paste leaves while the slices go in (`onChange`
+      // with that text at the end takes that run over, unless an edit came in between).
+      onPasteStart && !silent && onPasteStart(final);
       while (pos < total && !job.aborted) {
         await afterNextPaint();
         const t0 = performance.now();
@@ -219,7 +224,7 @@ export function createRowsEditor(parent, { text = '', readOnly = false, onChange
         mirror = job.foreign ? null : base;
         return;
       }
-      mirror = job.foreign ? null : base.slice(0, from) + t + base.slice(to);
+      mirror = job.foreign ? null : final;
     } finally {
       pasting = null;
     }

@@ -52,6 +52,23 @@ export class Cancelled extends Error {
   }
 }
 
+/** What identifies a scenario object for `adopt`: its JSON without the rows, and the rows. */
+function aheadKey(json) {
+  const streams = json.streams || [];
+  return {
+    skeleton: JSON.stringify(json, function (k, v) {
+      return k === 'rows' && streams.includes(this) ? '' : v;
+    }),
+    rows: streams.map((/** @type {any} */ st) => st.rows),
+  };
+}
+
+/** Whether the scenario object `json` has exactly the rows `rows`. */
+function sameRows(rows, json) {
+  const streams = json.streams || [];
+  return streams.length === rows.length && streams.every((/** @type {any} */ st, /** @type {number} */ i) => st.rows === rows[i]);
+}
+
 /** Runs scenarios in a Web Worker; one job at a time, a newer job replaces a running one. */
 export class WorkerRunner {
   constructor() {
@@ -63,6 +80,9 @@ export class WorkerRunner {
     // sent again), and the requests for pages of a result kept in the worker.
     this.sentRows = [];
     this.requests = new Map();
+    // A run started ahead (`runAhead`) for a scenario that is about to be asked for: { key,
+    // job, settled, waiter }.
+    this.ahead = null;
   }
 
   _spawn() {
@@ -104,9 +124,13 @@ export class WorkerRunner {
       if (msg.type === 'progress') job.fraction = msg.fraction;
       job.onProgress && job.onProgress({ phase: msg.phase, fraction: job.fraction, elapsed: performance.now() - job.t0, budget: job.budget });
     } else if (msg.type === 'done') {
+      // When the result arrived, beside the worker's times of its phases (the page benchmark
+      // reads them as `result.phases`).
+      if (msg.phases) msg.phases.arrived = performance.timeOrigin + performance.now();
       clearTimeout(job.timer);
       clearInterval(job.ticker);
       this.job = null;
+      if (msg.result && typeof msg.result === 'object') Object.defineProperty(msg.result, 'phases', { value: msg.phases, enumerable: false });
       if (msg.result && msg.result.paged) {
         // The full result stays in the worker: pages of it are asked for on demand.
         const runId = msg.id;
@@ -134,6 +158,7 @@ export class WorkerRunner {
   }
 
   terminate() {
+    this.ahead = null;
     if (this.queued) this.queued.reject(new Cancelled('superseded', 'replaced by a newer run'));
     this.queued = null;
     if (this.job) {
@@ -180,6 +205,7 @@ export class WorkerRunner {
    * With `text` (a traced run with snapshots), the result may come as `{ text }`, its JSON.
    */
   run(json, trace, { budgetMs = 10000, onProgress, queue = false, snapshots = true, lite = false, text = false } = {}) {
+    this.ahead = null;
     return new Promise((resolve, reject) => {
       const req = { json, trace, snapshots, lite, text, budgetMs, onProgress, resolve, reject };
       if (this.job && queue) {
@@ -214,10 +240,54 @@ export class WorkerRunner {
       msg.rows = streams.map((st, i) => (this.sentRows[i] === st.rows ? null : st.rows));
       this.sentRows = streams.map((st) => st.rows);
     }
+    // When it was posted (the worker reports its phases on the same clock).
+    msg.sent = performance.timeOrigin + performance.now();
     w.postMessage(msg);
   }
 
   cancel() {
     this._fail('cancel', 'cancelled');
+  }
+
+  /**
+   * Starts an untraced `lite` run of the scenario object `json` ahead of being asked for it
+   * (a big paste: the editor inserts the text in slices for a while, the engine can start on
+   * it at once). Nothing is shown of it until `adopt` claims it for the same scenario; any
+   * other run replaces it.
+   */
+  runAhead(json, { budgetMs = 10000 } = {}) {
+    const ahead = { key: aheadKey(json), job: null, settled: null, waiter: null };
+    this.run(json, false, { budgetMs, lite: true }).then(
+      (v) => (ahead.waiter ? ahead.waiter.resolve(v) : (ahead.settled = { ok: true, v })),
+      (e) => (ahead.waiter ? ahead.waiter.reject(e) : (ahead.settled = { ok: false, e })),
+    );
+    ahead.job = this.job;
+    this.ahead = ahead;
+  }
+
+  /** Stops the run started ahead (a paste that was cancelled), unless `adopt` took it over. */
+  dropAhead() {
+    const ahead = this.ahead;
+    this.ahead = null;
+    if (ahead && !ahead.settled && this.job === ahead.job) this.terminate();
+  }
+
+  /**
+   * The run started ahead for exactly this scenario (object), if it is still the worker's:
+   * resolves as `run` does, showing its progress from now on; else null.
+   */
+  adopt(json, { onProgress } = {}) {
+    const ahead = this.ahead;
+    this.ahead = null;
+    if (!ahead || ahead.key.skeleton !== aheadKey(json).skeleton || !sameRows(ahead.key.rows, json)) return null;
+    if (ahead.settled) return ahead.settled.ok ? Promise.resolve(ahead.settled.v) : Promise.reject(ahead.settled.e);
+    const job = this.job;
+    if (!job || job !== ahead.job) return null;
+    job.onProgress = onProgress;
+    if (onProgress) {
+      job.ticker = setInterval(() => onProgress({ phase: job.phase, fraction: job.fraction, elapsed: performance.now() - job.t0, budget: job.budget }), 250);
+      onProgress({ phase: job.phase, fraction: job.fraction, elapsed: performance.now() - job.t0, budget: job.budget });
+    }
+    return new Promise((resolve, reject) => (ahead.waiter = { resolve, reject }));
   }
 }

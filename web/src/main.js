@@ -13,8 +13,8 @@ import { ShareError } from './share.js';
 import { app, $, ui, actions } from './app/state.js';
 import { resultCount, parseScenarioText } from './app/scenario.js';
 import { readMode, scenarioFromLocation } from './app/location.js';
-import { recompute, loadScenarioText, showScenario } from './app/update.js';
-import { showProgress, requestDetailWhenSeen, cancelRun } from './app/scheduler.js';
+import { recompute, loadScenarioText, showScenario, runAhead } from './app/update.js';
+import { showProgress, requestDetailWhenSeen, cancelRun, dropAhead } from './app/scheduler.js';
 import { setStep, play } from './app/playback.js';
 import { watchTracePanels, onVisibilityChange } from './app/visibility.js';
 import { scheduleHash, compactJson, shareUrl, embedSnippet, wireShareEmbed, isOwnHash } from './app/share-embed.js';
@@ -47,7 +47,7 @@ export { cloneScenario, resultCount } from './app/scenario.js';
 export { compareVariants } from './panels/compare.js';
 export { WINDOW_STEPS, WINDOW_ROWS } from './app/trace-window.js';
 
-Object.assign(actions, { recompute, scheduleHash, loadScenarioText, showProgress, setStep });
+Object.assign(actions, { recompute, scheduleHash, loadScenarioText, showProgress, setStep, runAhead });
 
 /** Shows a message in the status line. @param {...any} parts */
 function showProblem(...parts) {
@@ -64,6 +64,7 @@ function wire() {
     const pasting = streamPanels.filter((p) => p.editor.pasting);
     if (pasting.length) {
       for (const p of pasting) p.editor.abortPaste();
+      dropAhead();
       $('progress').hidden = true;
       return;
     }

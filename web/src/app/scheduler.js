@@ -97,8 +97,10 @@ export function schedule(seq, snapshot, rows, { forceWorker = false } = {}) {
   // The scenario object, not its JSON: the worker serialises it (and keeps the rows it has).
   // The run is untraced, for the tables; as on the main thread, the trace (for the timeline,
   // stepper and verdicts) comes from the other worker right after.
-  worker
-    .run(
+  // A run started ahead of this one for the same scenario (a big paste, `runAhead`) is this run.
+  const running =
+    worker.adopt(snapshot, { onProgress: actions.showProgress }) ||
+    worker.run(
       snapshot,
       false,
       /** @type {any} */ ({
@@ -106,7 +108,8 @@ export function schedule(seq, snapshot, rows, { forceWorker = false } = {}) {
         lite: true,
         onProgress: actions.showProgress,
       }),
-    )
+    );
+  running
     .then((/** @type {{ result: any, ms: number }} */ { result, ms }) => {
       if (seq !== app.seq) return;
       $('progress').hidden = true;
@@ -130,6 +133,25 @@ export function schedule(seq, snapshot, rows, { forceWorker = false } = {}) {
       document.body.classList.add('has-stale');
       $('results').classList.add('stale');
     });
+}
+
+/**
+ * Starts the worker on `snapshot` (of `rows` input rows) before it is asked for: a big paste
+ * goes into its editor in slices for a while, and the run it will ask for at the end
+ * (`schedule`, same scenario) then takes over this one instead of starting again. Only for an
+ * input that goes to the worker anyway; a scenario that needs the SQL operators' module before
+ * it is loaded is left to `schedule`.
+ * @param {any} snapshot @param {number} rows
+ */
+export function runAhead(snapshot, rows) {
+  if (rows <= BIG_ROWS || (needsOps(snapshot) && !opsModule())) return;
+  if (detailWorker.busy) detailWorker.terminate();
+  worker.runAhead(snapshot, { budgetMs: app.budgetMs });
+}
+
+/** Stops the run `runAhead` started (its paste was cancelled). */
+export function dropAhead() {
+  worker.dropAhead();
 }
 
 /** Cancels the worker's run (the progress box's Cancel). */

@@ -119,4 +119,6 @@ export const actions = {
   showProgress: () => {},
   /** Moves the current step (null: after the last one). @type {(step: number | null) => void} */
   setStep: () => {},
+  /** Starts the run stream `i`'s rows `text` will ask for (a big paste still going in). @type {(i: number, text: string) => void} */
+  runAhead: () => {},
 };

@@ -6,11 +6,11 @@
 import { h, fill } from '../dom.js';
 import { app, $, ui } from './state.js';
 import { parseScenarioText, cloneScenario, resultCount } from './scenario.js';
-import { schedule, initScheduler } from './scheduler.js';
+import { schedule, initScheduler, runAhead as startAhead, BIG_ROWS } from './scheduler.js';
 import { renderPanels } from './registry.js';
 import { scheduleHash } from './share-embed.js';
 import { sqlPending, sqlScenarioShown, syncScriptFromScenario } from '../sql/tab.js';
-import { ensureStreams, layoutStreams, layoutStreamsVisibility, totalRows, clearErrors, markError } from '../panels/streams.js';
+import { ensureStreams, layoutStreams, layoutStreamsVisibility, totalRows, totalRowsWith, clearErrors, markError } from '../panels/streams.js';
 
 /**
  * Runs the scenario as it is now and renders the result.
@@ -32,6 +32,28 @@ export function recompute({ forceWorker = false, keepUrl = false, rowsOnly = fal
   // In embed mode, the "Open in Joinlab" link carries the scenario as it is now; otherwise the
   // address does, once edited.
   if (!keepUrl || app.embed.on) scheduleHash();
+}
+
+/**
+ * Starts the run the scenario will ask for once stream `i`'s rows are `text` (a big paste
+ * still going into its editor): the run at the end of the paste takes it over
+ * (`scheduler.runAhead`).
+ * @param {number} i @param {string} text
+ */
+export function runAhead(i, text) {
+  // In a task of its own: the paste event's handler stays short (posting the rows to the worker
+  // copies them).
+  const seq = app.seq;
+  setTimeout(() => {
+    if (seq !== app.seq || !app.scenario || sqlPending() || !app.scenario.streams || !app.scenario.streams[i]) return;
+    const snapshot = cloneScenario(app.scenario);
+    snapshot.streams[i].rows = text;
+    // The rows as `totalRows` will count them at the end (the other editors' lines and this
+    // text's), counted only as far as the worker's threshold decides.
+    let lines = 1;
+    for (let at = text.indexOf('\n'); at >= 0 && lines <= BIG_ROWS; at = text.indexOf('\n', at + 1)) lines++;
+    startAhead(snapshot, totalRowsWith(i, lines));
+  }, 0);
 }
 
 /** Draws every panel from `app.result`. */

@@ -44,6 +44,15 @@ export function totalRows() {
   return n;
 }
 
+/** The rows `totalRows` will count once stream `i`'s editor holds `lines` lines. @param {number} i @param {number} lines */
+export function totalRowsWith(i, lines) {
+  let n = 0;
+  streamPanels.forEach((p, j) => {
+    if (p.visible) n += j === i ? lines : p.editor.lines();
+  });
+  return n;
+}
+
 /** @param {number} i @returns {StreamPanel} */
 function buildStreamPanel(i) {
   const ctx = {
@@ -106,6 +115,8 @@ function buildStreamPanel(i) {
     },
     // A big paste goes into the editor in slices: the progress bar shows how far it got.
     onPaste: (/** @type {{ done: number, total: number }} */ { done, total }) => actions.showProgress({ phase: 'pasting', fraction: total ? done / total : 0 }),
+    // Meanwhile the engine starts on the text the paste will leave.
+    onPasteStart: (/** @type {string} */ text) => spec() && actions.runAhead(i, text),
   }));
 
   // Hovering a row lights up its mark and its outputs (app/hover.js).
