@@ -40,7 +40,17 @@ function runScript(text, name = 'script') {
 }
 /** The Output table's rows as the page draws a query's result: #, kind, the columns, subtask. */
 function expectedCells(result) {
-  const cell = (v) => (v === null || v === undefined ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  // The CLI writes a DECIMAL as a JSON number (1.50) and says its scale in `column_scales`:
+  // parsed, the number lost its trailing zeros, which the scale gives back (Flink prints 1.50).
+  const scales = result.column_scales || [];
+  const cell = (v, j) =>
+    v === null || v === undefined
+      ? 'NULL'
+      : typeof v === 'object'
+        ? JSON.stringify(v)
+        : typeof v === 'number' && typeof scales[j] === 'number'
+          ? v.toFixed(scales[j])
+          : String(v);
   return result.outputs.map((o, i) => [String(i + 1), o.kind || '+I', ...o.values.map(cell), String(o.subtask)]);
 }
 const headers = (page) => page.$$eval('#outputs table thead th', (ths) => ths.map((t) => t.textContent));
