@@ -236,6 +236,37 @@ fn seed_scripts_print_as_themselves_and_round_trip() {
     }
 }
 
+/// Duplicate column names, in Flink's words and order (MergeTableLikeUtil.SchemaBuilder): the
+/// physical columns among themselves first, then a computed column against the physical ones
+/// wherever they are declared.
+#[test]
+fn duplicate_columns_in_flinks_words() {
+    let q = "INSERT INTO t VALUES (1, 2);\nSELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(rt), INTERVAL '5' SECOND));";
+    let e = sql_to_scenario(&format!("CREATE TABLE t (k INT, ts BIGINT, K INT, rt AS TO_TIMESTAMP_LTZ(ts, 3), WATERMARK FOR rt AS rt);\n{q}")).unwrap_err();
+    assert_eq!((e.line, e.column), (1, 35));
+    assert_eq!(
+        e.message,
+        "A regular Column named 'K' already exists in the table."
+    );
+    // A computed column declared before the physical one of the same name.
+    let e = sql_to_scenario(&format!("CREATE TABLE t (k INT, rt AS TO_TIMESTAMP_LTZ(ts, 3), ts BIGINT, rt BIGINT, WATERMARK FOR rt AS rt);\n{q}")).unwrap_err();
+    assert_eq!((e.line, e.column), (1, 24));
+    assert_eq!(e.message, "A column named 'rt' already exists in the table. Duplicate columns exist in the compute column and regular column.");
+    let e =
+        sql_to_scenario("CREATE TABLE t (k INT, k AS PROCTIME());\nSELECT * FROM t;").unwrap_err();
+    assert_eq!((e.line, e.column), (1, 24));
+    assert!(
+        e.message.starts_with("A column named 'k' already exists"),
+        "{e}"
+    );
+    let e = sql_to_scenario(
+        "CREATE TABLE t (k INT, a AS PROCTIME(), b AS PROCTIME());\nSELECT * FROM t;",
+    )
+    .unwrap_err();
+    assert_eq!((e.line, e.column), (1, 41));
+    assert!(e.message.contains("not simulate"), "{e}");
+}
+
 fn pos(text: &str) -> (usize, usize, String) {
     let e = sql_to_scenario(text).unwrap_err();
     (e.line, e.column, e.message)

@@ -70,6 +70,8 @@ impl State {
         p.expect_token(&Token::LParen).map_err(pe)?;
         // The spans of a computed rowtime's source column and function, checked after the loop.
         let mut computed_from = None;
+        let mut proctime_span = None;
+        let mut computed_index = None;
         loop {
             let here = p.peek_token().span.start;
             if parse_word(p, "WATERMARK") {
@@ -105,14 +107,22 @@ impl State {
                         Expr::Function(f)
                             if last_ident(&f.name).value.eq_ignore_ascii_case("PROCTIME") =>
                         {
+                            if t.proctime.is_some() {
+                                return Err(unsupported(
+                                    col.span.start,
+                                    "a second PROCTIME() column in a table",
+                                ));
+                            }
                             t.proctime = Some(col.value.clone());
                             t.proctime_at = t.columns.len();
+                            proctime_span = Some(col.span.start);
                         }
                         Expr::Function(f)
                             if last_ident(&f.name)
                                 .value
                                 .eq_ignore_ascii_case("TO_TIMESTAMP_LTZ") =>
                         {
+                            computed_index = Some(t.columns.len());
                             computed_from = Some(self.computed_rowtime(&mut t, &col, f)?);
                         }
                         _ => {
@@ -137,15 +147,6 @@ impl State {
                     if p.parse_keyword(Keyword::COMMENT) {
                         p.parse_literal_string().map_err(pe)?;
                     }
-                    if t.has(&col.value) {
-                        return Err(err(
-                            col.span.start,
-                            format!(
-                                "A column named '{}' already exists in the table.",
-                                col.value
-                            ),
-                        ));
-                    }
                     t.columns.push((col.value.clone(), ty, col.span.start));
                 }
             }
@@ -155,6 +156,7 @@ impl State {
             p.expect_token(&Token::RParen).map_err(pe)?;
             break;
         }
+        check_column_names(&t, computed_index, proctime_span)?;
         Self::resolve_computed_rowtime(&mut t, computed_from)?;
         if p.parse_keyword(Keyword::COMMENT) {
             p.parse_literal_string().map_err(pe)?;
@@ -349,15 +351,6 @@ impl State {
             Ok(Literal::Int(0)) => 0,
             _ => return Err(bad()),
         };
-        if t.has(&col.value) {
-            return Err(err(
-                col.span.start,
-                format!(
-                    "A column named '{}' already exists in the table.",
-                    col.value
-                ),
-            ));
-        }
         if t.time_from.is_some() {
             return Err(unsupported(
                 col.span.start,
@@ -567,4 +560,39 @@ pub(crate) fn interval_ms(e: &Expr) -> Result<i64, SqlError> {
         }
     };
     Ok(if neg { -ms } else { ms })
+}
+
+/// Flink's checks of a table's column names, in its order (`MergeTableLikeUtil.SchemaBuilder`,
+/// 2.3.0 bytecode): every physical column against the ones before it
+/// (`collectPhysicalFieldsTypes`), then each computed column (a `TO_TIMESTAMP_LTZ` rowtime,
+/// `PROCTIME()`) against all the physical ones, wherever declared (`appendDerivedColumns`).
+fn check_column_names(
+    t: &Table,
+    computed_index: Option<usize>,
+    proctime_span: Option<Location>,
+) -> Result<(), SqlError> {
+    let (computed, physical): (Vec<_>, Vec<_>) = t
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(i, (n, _, at))| (i, n.as_str(), *at))
+        .partition(|(i, _, _)| Some(*i) == computed_index);
+    let computed = computed.into_iter().map(|(_, n, at)| (n, at));
+    let physical: Vec<(&str, Location)> = physical.into_iter().map(|(_, n, at)| (n, at)).collect();
+    let same = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
+    for (i, (n, at)) in physical.iter().enumerate() {
+        if physical[..i].iter().any(|(m, _)| same(m, n)) {
+            return Err(err(
+                *at,
+                format!("A regular Column named '{n}' already exists in the table."),
+            ));
+        }
+    }
+    let derived = computed.chain(t.proctime.as_deref().zip(proctime_span));
+    for (n, at) in derived {
+        if physical.iter().any(|(m, _)| same(m, n)) {
+            return Err(err(at, format!("A column named '{n}' already exists in the table. Duplicate columns exist in the compute column and regular column.")));
+        }
+    }
+    Ok(())
 }
