@@ -24,12 +24,14 @@ use sqlparser::tokenizer::{Location, Span, Token, TokenWithSpan, Tokenizer, Whit
 mod ddl;
 mod incremental;
 mod query;
+mod resolve;
 mod rows;
 
 use ddl::sql_type;
 pub(crate) use ddl::{flink_duration, interval_ms};
 pub use incremental::{ReadStats, ScriptReader};
-pub(crate) use query::{projection_tables, split_and, Resolver};
+pub(crate) use query::{projection_tables, split_and};
+pub(crate) use resolve::Resolver;
 use rows::literal;
 
 pub(crate) fn err(at: Location, message: impl Into<String>) -> SqlError {
