@@ -1443,8 +1443,9 @@ fn computed_rowtime_to_timestamp_ltz() {
         "{e}"
     );
     assert_eq!((e.line, e.column), (1, 38));
-    // A row without the source value.
-    let e = sql_to_scenario(&tumble.replace("('b', 2500)", "('b', NULL)")).unwrap_err();
+    // A row without the source value (a bare NULL is Flink's "Illegal use of 'NULL'").
+    let e =
+        sql_to_scenario(&tumble.replace("('b', 2500)", "('b', CAST(NULL AS BIGINT))")).unwrap_err();
     assert!(e.message.contains("needs a value"), "{e}");
     let e =
         sql_to_scenario(&tumble.replace("('b', 2500)", "('b', 9223372036854775807)")).unwrap_err();
@@ -1660,4 +1661,66 @@ fn decimal_errors_have_positions() {
     ))
     .unwrap();
     assert_eq!(sc.streams[0].rows, "1, 1.01\n2, -1.01\n3, null\n4, 99.99");
+}
+
+/// A NULL in a `VALUES` row: a bare `NULL` is "Illegal use of 'NULL'" at the NULL, as Flink
+/// 2.3.0's validator says it (positions checked there: `INSERT INTO a VALUES (1, NULL)` is
+/// "From line 1, column 26"); `CAST(NULL AS t)` is taken where `t` casts implicitly to the
+/// column's type, and the script the page writes for a NULL value reads back.
+#[test]
+fn nulls_in_values_rows_as_flink_reads_them() {
+    let t = "CREATE TABLE a (k INT, v STRING, d DOUBLE, t TIMESTAMP(3), WATERMARK FOR t AS t);\nCREATE TABLE b (k INT, t TIMESTAMP(3), WATERMARK FOR t AS t);\n";
+    let ts = "TIMESTAMP '2020-01-01 00:00:01'";
+    let q = "SELECT * FROM a LEFT JOIN b ON a.k = b.k;";
+    // Bare, negated or parenthesised NULLs, at the NULL.
+    for (row, col) in [
+        ("(1, NULL, 1.0, TS)", 26),
+        ("(1, 'x', -NULL, TS)", 32),
+        ("(1, ((NULL)), 1.0, TS)", 28),
+        ("(1, 'x', 1.0, TS), (NULL, 'y', 2.0, TS)", 71),
+    ] {
+        let text = format!("{t}INSERT INTO a VALUES {};\n{q}", row.replace("TS", ts));
+        let e = sql_to_scenario(&text).unwrap_err();
+        assert_eq!(
+            (e.line, e.column, e.message.as_str()),
+            (3, col, "Illegal use of 'NULL'"),
+            "{row}"
+        );
+    }
+    // CAST(NULL AS t): the types Flink's sink takes (INT into DOUBLE, DECIMAL into DOUBLE) and
+    // the ones it refuses (STRING into INT, BIGINT into INT).
+    let ok = format!("{t}INSERT INTO a VALUES (CAST(NULL AS INT), CAST(NULL AS VARCHAR(5)), CAST(NULL AS INT), {ts}), (2, 'x', CAST(NULL AS DECIMAL(5, 1)), {ts});\n{q}");
+    let sc = sql_to_scenario(&ok).unwrap();
+    let r = joinlab::run(&sc, false).unwrap();
+    let rows = values(&r);
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0].1[..3], [const { serde_json::Value::Null }; 3]);
+    assert_eq!(rows[1].1[2], serde_json::Value::Null);
+    for (cast, msg) in [
+        (
+            "CAST(NULL AS STRING), 'x'",
+            "a NULL of type STRING does not fit column k of type INT",
+        ),
+        (
+            "CAST(NULL AS BIGINT), 'x'",
+            "a NULL of type BIGINT does not fit column k of type INT",
+        ),
+        (
+            "1, CAST(NULL AS BOOLEAN)",
+            "a NULL of type BOOLEAN does not fit column v of type STRING",
+        ),
+    ] {
+        let e = sql_to_scenario(&format!(
+            "{t}INSERT INTO a VALUES ({cast}, 1.0, {ts});\n{q}"
+        ))
+        .unwrap_err();
+        assert_eq!(e.message, msg);
+    }
+    // The page's script for a scenario with NULL values reads back as the same scenario.
+    let text = scenario_to_sql(&strip(sc.clone())).unwrap();
+    assert!(
+        text.contains("CAST(NULL AS INT)") && !text.contains(" NULL,"),
+        "{text}"
+    );
+    round_trip(&strip(sc), "NULL values");
 }

@@ -156,10 +156,12 @@ fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
 
-fn value_sql(v: &Value, time: bool) -> String {
+/// A row's value as a `VALUES` literal; a NULL is written `CAST(NULL AS type)` (a bare `NULL` in
+/// a `VALUES` row is "Illegal use of 'NULL'" to Flink's validator).
+fn value_sql(v: &Value, time: bool, ty: ColumnType) -> String {
     match v {
         Value::Long(ms) if time => format!("TIMESTAMP '{}'", crate::time::format_datetime(*ms)),
-        Value::Null => "NULL".into(),
+        Value::Null => format!("CAST(NULL AS {})", sql_type(ty)),
         Value::Str(s) => quote(s),
         Value::Int(i) => i.to_string(),
         Value::Long(i) => i.to_string(),
@@ -421,7 +423,7 @@ pub fn script(sc: &Scenario) -> Result<String, Error> {
                         .iter()
                         .enumerate()
                         .filter(|(ci, _)| computed.is_none_or(|(ti, ..)| ti != *ci))
-                        .map(|(ci, v)| value_sql(v, Some(ci) == schema.time))
+                        .map(|(ci, v)| value_sql(v, Some(ci) == schema.time, schema.columns[ci].ty))
                         .collect();
                     let mut ann = Vec::new();
                     if r.kind != RowKind::Insert {

@@ -35,7 +35,7 @@ impl State {
         let mut source = None;
         for (e, (name, ty, _)) in content.iter().zip(physical_columns) {
             let pos = e.span().start;
-            let lit = literal(e)?;
+            let lit = row_value(e, name, *ty)?;
             let text = match (&lit, ty) {
                 (Literal::Null, SqlType::Timestamp { .. }) => {
                     return Err(err(pos, format!("the rowtime column {name} needs a value")))
@@ -168,6 +168,71 @@ impl State {
     }
 }
 
+/// A row's value for column `name` of type `ty`. A bare `NULL` has no type, which Calcite's
+/// validator rejects in a `VALUES` row ("Illegal use of 'NULL'", also `-NULL` and `(NULL)`);
+/// `CAST(NULL AS t)` is a NULL of type `t`, which the sink column takes when `t` casts to it
+/// implicitly (`DynamicSinkUtils`' schema check, `LogicalTypeCasts.supportsImplicitCast`:
+/// INT to BIGINT, DOUBLE and DECIMAL; BIGINT, DECIMAL and DOUBLE to DOUBLE and DECIMAL; each
+/// type to itself, any DECIMAL to any DECIMAL, either timestamp to a timestamp; checked on
+/// Flink 2.3.0 type by type).
+fn row_value(e: &Expr, name: &str, ty: SqlType) -> Result<Literal, SqlError> {
+    let at = e.span().start;
+    let mut inner = e;
+    while let Expr::Nested(x)
+    | Expr::UnaryOp {
+        op: UnaryOperator::Minus | UnaryOperator::Plus,
+        expr: x,
+    } = inner
+    {
+        inner = x;
+    }
+    if matches!(inner, Expr::Value(v) if matches!(v.value, SValue::Null)) {
+        return Err(err(inner.span().start, "Illegal use of 'NULL'"));
+    }
+    let Expr::Cast {
+        expr, data_type, ..
+    } = e
+    else {
+        return literal(e);
+    };
+    let mut x = expr.as_ref();
+    while let Expr::Nested(n) = x {
+        x = n;
+    }
+    if !matches!(x, Expr::Value(v) if matches!(v.value, SValue::Null)) {
+        return Err(err(
+            at,
+            "a row value must be a literal (a number, 'text', TIMESTAMP '…' or CAST(NULL AS type))",
+        ));
+    }
+    let from = super::ddl::sql_type(data_type, at)?;
+    let fits = matches!(
+        (from, ty),
+        (
+            SqlType::Int,
+            SqlType::Int | SqlType::Bigint | SqlType::Double | SqlType::Decimal(..)
+        ) | (SqlType::Bigint, SqlType::Bigint)
+            | (
+                SqlType::Bigint | SqlType::Double | SqlType::Decimal(..),
+                SqlType::Double | SqlType::Decimal(..),
+            )
+            | (SqlType::String, SqlType::String)
+            | (SqlType::Boolean, SqlType::Boolean)
+            | (SqlType::Timestamp { .. }, SqlType::Timestamp { .. })
+    );
+    if !fits {
+        return Err(err(
+            at,
+            format!(
+                "a NULL of type {} does not fit column {name} of type {}",
+                from.sql_name(),
+                ty.sql_name()
+            ),
+        ));
+    }
+    Ok(Literal::Null)
+}
+
 pub(super) fn literal(e: &Expr) -> Result<Literal, SqlError> {
     let at = e.span().start;
     Ok(match e {
@@ -204,12 +269,10 @@ pub(super) fn literal(e: &Expr) -> Result<Literal, SqlError> {
             Literal::Timestamp(parse_timestamp(&s).map_err(|m| err(at, m))?)
         }
         Expr::Nested(inner) => literal(inner)?,
-        _ => {
-            return Err(err(
-                at,
-                "a row value must be a literal (a number, 'text', TIMESTAMP '…' or NULL)",
-            ))
-        }
+        _ => return Err(err(
+            at,
+            "a row value must be a literal (a number, 'text', TIMESTAMP '…' or CAST(NULL AS type))",
+        )),
     })
 }
 
