@@ -103,6 +103,27 @@ fn export_impl(
             format!("{class_name:?} is not a Java class name"),
         ));
     }
+    if scenario.sql.is_empty() && scenario.job.query.is_some() && scenario.job.operator.is_sql() {
+        // A query (its projection, its WHERE) without a script of its own, as a document may
+        // carry it: the jobs below write their own query without it, so the scenario is
+        // exported as the script the SQL printer writes for it, which carries the query.
+        let (text, at) = crate::sql::print::script_and_query(scenario)?;
+        let query = text[at..]
+            .trim_end()
+            .trim_end_matches(';')
+            .trim_end()
+            .to_string();
+        let mut sc = scenario.clone();
+        sc.sql = text;
+        let plan = plan::build(&sc, Limits::default())?;
+        // The printed script names each PROCTIME() column as the scenario does
+        // (`sql::proctime_column`), which is what the job reads without a name given.
+        let facts = ScriptFacts {
+            query: Some(query),
+            proctime: Vec::new(),
+        };
+        return sql_script::generate(&plan, class_name, Some(&facts));
+    }
     let plan = plan::build(scenario, Limits::default())?;
     match (plan.operator.is_sql(), kind) {
         // A scenario read from a SQL script runs the script's own query.

@@ -173,6 +173,11 @@ fn value_sql(v: &Value, time: bool, ty: ColumnType) -> String {
 
 /// Writes the scenario as a script.
 pub fn script(sc: &Scenario) -> Result<String, Error> {
+    script_and_query(sc).map(|(text, _)| text)
+}
+
+/// Writes the scenario as a script, and says where its query (the last statement) begins.
+pub fn script_and_query(sc: &Scenario) -> Result<(String, usize), Error> {
     let job = &sc.job;
     let bad = |m: &str| Err(Error::config("job.operator", m.to_string()));
     match job.operator {
@@ -466,12 +471,14 @@ pub fn script(sc: &Scenario) -> Result<String, Error> {
         out.push('\n');
     }
     if job.operator == OperatorKind::WindowTvfAggregate {
+        let at = out.len();
         out.push_str(&window_aggregate(sc, &time_attr[0])?);
-        return Ok(out);
+        return Ok((out, at));
     }
     if job.operator == OperatorKind::WindowTvfJoin {
+        let at = out.len();
         out.push_str(&window_join(sc, &time_attr)?);
-        return Ok(out);
+        return Ok((out, at));
     }
     // The query.
     let (l, r) = (&sc.streams[0], &sc.streams[1]);
@@ -538,13 +545,14 @@ pub fn script(sc: &Scenario) -> Result<String, Error> {
     } else {
         format!("\nWHERE {}", wheres.join(" AND "))
     };
+    let at = out.len();
     let _ = writeln!(
         out,
         "SELECT {hint}{select}\nFROM {} AS L\n{join} {right}\n  ON {}{filter};",
         ident(&l.name),
         conds.join("\n  AND ")
     );
-    Ok(out)
+    Ok((out, at))
 }
 
 /// The `WITH` options a table needs for its scenario settings: `'scan.watermark.emit.strategy'
