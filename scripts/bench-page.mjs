@@ -103,7 +103,17 @@ async function installObservers(page) {
     }).observe({ type: 'longtask' });
     try {
       new PerformanceObserver((l) => {
-        for (const e of l.getEntries()) b.loaf.push({ start: e.startTime, dur: e.duration, blocking: e.blockingDuration });
+        // With the scripts that ran in the frame (10 ms or more each): what made a long frame.
+        for (const e of l.getEntries())
+          b.loaf.push({
+            start: e.startTime,
+            dur: e.duration,
+            blocking: e.blockingDuration,
+            scripts: (e.scripts || [])
+              .filter((x) => x.duration >= 10)
+              .map((x) => ({ invoker: x.invoker, fn: x.sourceFunctionName, src: String(x.sourceURL || '').split('/').pop(), dur: x.duration, forcedLayout: x.forcedStyleAndLayoutDuration })),
+            render: e.renderStart ? e.startTime + e.duration - e.renderStart : 0,
+          });
       }).observe({ type: 'long-animation-frame' });
     } catch {
       // (no long-animation-frame entries in this browser)
@@ -344,7 +354,7 @@ async function benchPaste(env, n) {
                   pasteDoneMs,
                   gapMax,
                   prog: { ...prog, values: prog.values.size },
-                  loaf: b.loaf.filter((e) => e.start >= t0).map((e) => ({ start: e.start - t0, dur: e.dur, blocking: e.blocking })),
+                  loaf: b.loaf.filter((e) => e.start >= t0).map((e) => ({ ...e, start: e.start - t0 })),
                   status: status.textContent,
                   stoppedText: stopped.hidden ? null : document.getElementById('stopped-text').textContent,
                   long: b.long.map((e) => ({ start: e.start - t0, dur: e.duration ?? e.dur })),
@@ -526,6 +536,17 @@ async function main() {
   log('Long tasks of each paste (start after the keystroke → duration, ms):');
   log();
   for (const p of pastes) log(`- ${p.n.toLocaleString('en')} rows: ${p.long.map((x) => `${x.start.toFixed(0)}→${x.dur.toFixed(0)}`).join(', ') || 'none'} (set-up before it, loading the scenario with the right stream: ${sec(p.setupMs)})`);
+  log();
+  log('Frames over 50 ms of each paste (long-animation-frame: start → duration, blocking, rendering; the scripts of 10 ms or more that ran in it: invoker, function, file, ms):');
+  log();
+  for (const p of pastes) {
+    const frames = p.loaf.filter((x) => x.dur > 50);
+    log(`- ${p.n.toLocaleString('en')} rows: ${frames.length ? '' : 'none'}`);
+    for (const x of frames) {
+      const scripts = (x.scripts || []).map((s) => `${s.invoker} ${s.fn || '?'} (${s.src}) ${f1(s.dur)}${s.forcedLayout ? `, forced layout ${f1(s.forcedLayout)}` : ''}`).join('; ');
+      log(`  - ${x.start.toFixed(0)} → ${f1(x.dur)} ms (blocking ${f1(x.blocking || 0)}, rendering ${f1(x.render || 0)}): ${scripts || 'no script of 10 ms or more'}`);
+    }
+  }
   log();
   log('What the page no longer does on the main thread for a big input, timed alone afterwards (ms): `doc.toString()` of the pasted editor (the editor now keeps its text edit by edit), `JSON.stringify` and `JSON.parse` of the scenario (the worker serialises it; the snapshot shares the rows), `structuredClone` of the result the page holds (the first rows; the rest stays in the worker), `normalize` (wasm) and `compactJson()` (the URL-hash sync skips scenarios whose rows exceed its limit):');
   log();
