@@ -5,8 +5,9 @@
 //      'longtask'; goal ≤ 50 ms), whether progress shows, and the time until the result arrives.
 //
 // Run: `npm run build && node scripts/bench-page.mjs` (options: --edits N, --sizes 100,1000,
-// --paste 100000,1000000, --vsync off, --viewport 1400x400). Prints a markdown table and writes it to
-// target/bench/page.md.
+// --paste 100000,1000000, --vsync off, --viewport 1400x400, --trace on: the main thread's long
+// tasks of a paste with their CPU and GC time from Chromium's trace; JOINLAB_JS_FLAGS=… passes
+// V8 flags). Prints a markdown table and writes it to target/bench/page.md.
 //
 // What "keystroke → painted" means here: from the keydown (a capturing listener, the first
 // thing the page runs for the key) until the first task after the frame that shows the changed
@@ -40,12 +41,16 @@ const KEYS = 100;
 /** Extra query for the edit runs, e.g. `--query '?panels=streams,outputs'` to see what the other panels cost. */
 const QUERY = opt('query', '');
 const VSYNC = opt('vsync', 'on') !== 'off';
+// --trace on: record Chromium's trace of the paste (CDP Tracing) and say, for each main-thread
+// task over 50 ms, how much of its wall time was the thread's CPU time and how much garbage
+// collection: what made it long when the machine is busy.
+const TRACE = opt('trace', 'off') === 'on';
 /**
  * The window of the edit runs, WIDTHxHEIGHT (the tests' 1400x1000 by default): e.g. `--viewport
  * 1400x400` keeps the timeline, the stepper and the verdicts out of view while typing.
  */
 const [VIEW_W, VIEW_H] = opt('viewport', '1400x1000').split('x').map(Number);
-const EXTRA_ARGS = VSYNC ? [] : ['--disable-frame-rate-limit', '--disable-gpu-vsync'];
+const EXTRA_ARGS = [...(VSYNC ? [] : ['--disable-frame-rate-limit', '--disable-gpu-vsync']), ...(process.env.JOINLAB_JS_FLAGS ? [`--js-flags=${process.env.JOINLAB_JS_FLAGS}`] : [])];
 
 /**
  * The rows of one stream of an interval-join scenario with `n` rows in all (n/2 per stream),
@@ -308,6 +313,7 @@ async function benchPaste(env, n) {
     window.__pasteText = window.__streamRows(n, 'l');
   }, n);
   await installObservers(page);
+  const tracing = TRACE ? await startTrace(context, page) : null;
   const r = await page.evaluate(
     () =>
       new Promise((resolve) => {
@@ -395,6 +401,7 @@ async function benchPaste(env, n) {
         }, 100);
       }),
   );
+  const slowTasks = tracing ? await tracing.stop() : null;
   // Where main-thread time goes: the pieces the page does with a big scenario, timed alone.
   const parts = await page.evaluate(async () => {
     const t = (f) => {
@@ -418,7 +425,44 @@ async function benchPaste(env, n) {
     return { docMs, strMs, parseMs, cloneMs, normMs, hashMs, jsonBytes: json.length, readOnly };
   });
   await context.close();
-  return { n, setupMs, ...r, parts, problems };
+  return { n, setupMs, ...r, parts, problems, slowTasks };
+}
+
+/** Starts a CDP trace of the page; `stop()` answers the renderer main thread's tasks over 50 ms
+ * with their thread (CPU) time and the garbage collection inside them. */
+async function startTrace(context, page) {
+  const cdp = await context.newCDPSession(page);
+  const events = [];
+  cdp.on('Tracing.dataCollected', (m) => events.push(...m.value));
+  await cdp.send('Tracing.start', {
+    transferMode: 'ReportEvents',
+    traceConfig: { includedCategories: ['toplevel', 'disabled-by-default-devtools.timeline', 'devtools.timeline', 'v8', 'disabled-by-default-v8.gc', '__metadata'] },
+  });
+  return {
+    async stop() {
+      const done = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+      await cdp.send('Tracing.end');
+      await done;
+      const main = events.find((e) => e.ph === 'M' && e.name === 'thread_name' && e.args && e.args.name === 'CrRendererMain');
+      if (!main) return [];
+      const on = events.filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === 'X');
+      const gcNames = new Set(['MajorGC', 'MinorGC', 'V8.GC_MC_COMPLETE_SWEEPING', 'V8.GCFinalizeMC', 'V8.GCScavenger', 'V8.GC_MARK_COMPACTOR', 'V8.GCCompactor', 'V8.GCIncrementalMarking', 'V8.GCFinalizeMCReduceMemory', 'V8.GCMinorMS']);
+      const all = on.filter((g) => g.name === 'MajorGC' || g.name === 'MinorGC');
+      const tasks = on
+        .filter((e) => e.name === 'RunTask' && e.dur > 50_000)
+        .map((t) => {
+          const inside = on.filter((g) => gcNames.has(g.name) && g.ts >= t.ts && g.ts < t.ts + t.dur);
+          // The top-level GC events only (MajorGC / MinorGC hold the V8.GC* phases).
+          const top = inside.filter((g) => g.name === 'MajorGC' || g.name === 'MinorGC');
+          const gc = (top.length ? top : inside).reduce((a, g) => a + g.dur, 0);
+          return { wall: t.dur / 1000, cpu: (t.tdur || 0) / 1000, gc: gc / 1000, gcs: (top.length ? top : inside).map((g) => `${g.name} ${(g.dur / 1000).toFixed(1)}`) };
+        });
+      // Every collection on the main thread while tracing: how many, their wall and CPU time.
+      const sum = (k, f) => all.filter((g) => g.name === k).reduce((a, g) => a + f(g), 0) / 1000;
+      tasks.gcTotals = ['MinorGC', 'MajorGC'].map((k) => `${all.filter((g) => g.name === k).length} ${k} (${sum(k, (g) => g.dur).toFixed(1)} ms wall, ${sum(k, (g) => g.tdur || 0).toFixed(1)} ms CPU)`).join(', ');
+      return tasks;
+    },
+  };
 }
 
 function machine() {
@@ -537,6 +581,12 @@ async function main() {
   log();
   for (const p of pastes) log(`- ${p.n.toLocaleString('en')} rows: ${p.long.map((x) => `${x.start.toFixed(0)}→${x.dur.toFixed(0)}`).join(', ') || 'none'} (set-up before it, loading the scenario with the right stream: ${sec(p.setupMs)})`);
   log();
+  if (TRACE) {
+    log();
+    log('Main-thread tasks over 50 ms in the trace of each paste (wall ms, of it the thread\'s CPU ms, of it garbage collection ms; the GC events):');
+    log();
+    for (const p of pastes) log(`- ${p.n.toLocaleString('en')} rows: ${(p.slowTasks || []).map((t) => `${f1(t.wall)} wall, ${f1(t.cpu)} CPU, ${f1(t.gc)} GC (${t.gcs.join(', ') || 'none'})`).join('; ') || 'none'}; collections on the main thread during the paste: ${(p.slowTasks && p.slowTasks.gcTotals) || 'none'}`);
+  }
   log('Frames over 50 ms of each paste (long-animation-frame: start → duration, blocking, rendering; the scripts of 10 ms or more that ran in it: invoker, function, file, ms):');
   log();
   for (const p of pastes) {
