@@ -54,7 +54,9 @@ pub struct TimerQueue<K: Eq + Hash + Clone, N: Eq + Hash + Clone> {
     heap: Vec<HeapEntry>,
     /// The timer of each arena slot (`None` when free).
     timers: Vec<Option<Timer<K, N>>>,
-    /// 1-based heap index of each arena slot (stale when free).
+    /// 1-based heap index of each arena slot (stale when free). Kept only with `dedup`
+    /// (`delete` finds the slot through `index`); without it, `delete` searches the heap,
+    /// which gives the index as well, and the sift loops write nothing here.
     pos: Vec<u32>,
     free: Vec<u32>,
     /// The de-duplication maps (one per key group in Flink; one map here, which does not
@@ -99,15 +101,27 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
         }
     }
 
-    /// The arena slot of a pending timer equal to `timer`.
-    fn slot_of(&self, timer: &Timer<K, N>) -> Option<u32> {
+    /// A queue without `dedup` and without positions, as `new_unique` makes it in release
+    /// builds (tests compare it with the others in debug builds too).
+    #[cfg(test)]
+    fn new_untracked() -> Self {
+        TimerQueue {
+            dedup: false,
+            unique: true,
+            ..Self::new()
+        }
+    }
+
+    /// The arena slot and the 1-based heap index of a pending timer equal to `timer`.
+    fn find(&self, timer: &Timer<K, N>) -> Option<(u32, usize)> {
         if self.dedup {
-            self.index.get(timer).copied()
+            let slot = *self.index.get(timer)?;
+            Some((slot, self.pos[slot as usize] as usize))
         } else {
             self.heap[1..]
                 .iter()
-                .map(|e| e.slot)
-                .find(|&s| self.timers[s as usize].as_ref() == Some(timer))
+                .position(|e| self.timers[e.slot as usize].as_ref() == Some(timer))
+                .map(|i| (self.heap[i + 1].slot, i + 1))
         }
     }
 
@@ -123,7 +137,7 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
 
     /// `true` if an equal timer (same timestamp, key and namespace) is queued.
     pub fn contains(&self, timer: &Timer<K, N>) -> bool {
-        self.slot_of(timer).is_some()
+        self.find(timer).is_some()
     }
 
     /// `HeapPriorityQueueSet.add`: queues the timer unless an equal one is present. Returns
@@ -139,7 +153,6 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
                 }
                 None => {
                     self.timers.push(Some(timer));
-                    self.pos.push(0);
                     (self.timers.len() - 1) as u32
                 }
             };
@@ -174,20 +187,23 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
     fn push_heap(&mut self, timestamp: i64, slot: u32) {
         self.heap.push(HeapEntry { timestamp, slot });
         let idx = self.heap.len() - 1;
-        self.pos[slot as usize] = idx as u32;
-        self.sift_up(idx);
+        if self.dedup {
+            self.pos[slot as usize] = idx as u32;
+            self.sift_up::<true>(idx);
+        } else {
+            self.sift_up::<false>(idx);
+        }
     }
 
     /// `HeapPriorityQueueSet.remove`: deletes the equal timer if present; returns `true` if
     /// one was removed.
     pub fn delete(&mut self, timer: &Timer<K, N>) -> bool {
-        let Some(slot) = self.slot_of(timer) else {
+        let Some((slot, pos)) = self.find(timer) else {
             return false;
         };
         if self.dedup {
             self.index.remove(timer);
         }
-        let pos = self.pos[slot as usize] as usize;
         self.remove_at(pos);
         self.timers[slot as usize] = None;
         self.free.push(slot);
@@ -254,31 +270,38 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
         self.heap[i]
     }
 
-    /// `moveElementToIdx`.
-    #[inline]
-    fn move_to(&mut self, e: HeapEntry, i: usize) {
-        self.heap[i] = e;
-        self.pos[e.slot as usize] = i as u32;
-    }
-
     /// `HeapPriorityQueue.removeInternal(removeIdx)`.
     fn remove_at(&mut self, remove_idx: usize) {
+        if self.dedup {
+            self.remove_at_with::<true>(remove_idx)
+        } else {
+            self.remove_at_with::<false>(remove_idx)
+        }
+    }
+
+    /// `remove_at`, keeping `pos` up to date if `POS`.
+    #[inline]
+    fn remove_at_with<const POS: bool>(&mut self, remove_idx: usize) {
         let old_size = self.heap.len() - 1;
         if remove_idx != old_size {
+            // moveElementToIdx
             let element = self.at(old_size);
-            self.move_to(element, remove_idx);
+            self.heap[remove_idx] = element;
+            if POS {
+                self.pos[element.slot as usize] = remove_idx as u32;
+            }
             // adjustElementAtIndex: siftDown, then siftUp if it stayed. The size is still
             // `old_size` here, as in Flink (the stale copy in the last slot compares equal).
-            self.sift_down(remove_idx, old_size);
+            self.sift_down::<POS>(remove_idx, old_size);
             if self.at(remove_idx).slot == element.slot {
-                self.sift_up(remove_idx);
+                self.sift_up::<POS>(remove_idx);
             }
         }
         self.heap.pop();
     }
 
     /// `HeapPriorityQueue.siftUp`.
-    fn sift_up(&mut self, mut idx: usize) {
+    fn sift_up<const POS: bool>(&mut self, mut idx: usize) {
         let heap = &mut self.heap[..];
         let pos = &mut self.pos[..];
         let current = heap[idx];
@@ -286,18 +309,22 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
         while parent > 0 && current.timestamp < heap[parent].timestamp {
             let p = heap[parent];
             heap[idx] = p;
-            pos[p.slot as usize] = idx as u32;
+            if POS {
+                pos[p.slot as usize] = idx as u32;
+            }
             idx = parent;
             parent >>= 1;
         }
         heap[idx] = current;
-        pos[current.slot as usize] = idx as u32;
+        if POS {
+            pos[current.slot as usize] = idx as u32;
+        }
     }
 
     /// `HeapPriorityQueue.siftDown` with Flink's `heapSize`. The hot loop of `poll`: it works
     /// on a slice of exactly `heap_size + 1` entries, so every child index it reads is
     /// checked once by the loop condition (no separate bounds check).
-    fn sift_down(&mut self, mut idx: usize, heap_size: usize) {
+    fn sift_down<const POS: bool>(&mut self, mut idx: usize, heap_size: usize) {
         let heap = &mut self.heap[..=heap_size];
         let pos = &mut self.pos[..];
         let current = heap[idx];
@@ -308,7 +335,9 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
         while first <= heap_size && heap[first].timestamp < current.timestamp {
             let child = heap[first];
             heap[idx] = child;
-            pos[child.slot as usize] = idx as u32;
+            if POS {
+                pos[child.slot as usize] = idx as u32;
+            }
             idx = first;
             first = idx << 1;
             if first < heap_size && heap[first + 1].timestamp < heap[first].timestamp {
@@ -316,7 +345,9 @@ impl<K: Eq + Hash + Clone, N: Eq + Hash + Clone> TimerQueue<K, N> {
             }
         }
         heap[idx] = current;
-        pos[current.slot as usize] = idx as u32;
+        if POS {
+            pos[current.slot as usize] = idx as u32;
+        }
     }
 }
 
@@ -355,7 +386,9 @@ mod tests {
     /// Checks the heap property and the stored positions.
     fn check(q: &Q) {
         for i in 1..=q.len() {
-            assert_eq!(q.pos[q.at(i).slot as usize] as usize, i);
+            if q.dedup {
+                assert_eq!(q.pos[q.at(i).slot as usize] as usize, i);
+            }
             if i > 1 {
                 assert!(q.at(i >> 1).timestamp <= q.at(i).timestamp);
             }
@@ -535,6 +568,8 @@ mod tests {
         let mut rng = Lcg(99);
         let mut a: TimerQueue<i64, i64> = TimerQueue::new();
         let mut b: TimerQueue<i64, i64> = TimerQueue::new_unique();
+        // And the release build's unique queue (no set, no positions), in any build.
+        let mut c: TimerQueue<i64, i64> = TimerQueue::new_untracked();
         for _ in 0..4000 {
             let timer = Timer {
                 timestamp: rng.next() % 25,
@@ -543,12 +578,22 @@ mod tests {
             };
             match rng.next() % 4 {
                 0 | 1 if !a.contains(&timer) => {
-                    assert!(a.add(timer.clone()) && b.add(timer));
+                    assert!(a.add(timer.clone()) && b.add(timer.clone()) && c.add(timer.clone()));
                 }
-                2 => assert_eq!(a.delete(&timer), b.delete(&timer)),
-                _ => assert_eq!(a.poll(), b.poll()),
+                2 => {
+                    let deleted = a.delete(&timer);
+                    assert_eq!(deleted, b.delete(&timer));
+                    assert_eq!(deleted, c.delete(&timer));
+                }
+                _ => {
+                    let polled = a.poll();
+                    assert_eq!(polled, b.poll());
+                    assert_eq!(polled, c.poll());
+                }
             }
+            assert_eq!(a.contains(&timer), c.contains(&timer));
             assert_eq!(a.iter().collect::<Vec<_>>(), b.iter().collect::<Vec<_>>());
+            assert_eq!(a.iter().collect::<Vec<_>>(), c.iter().collect::<Vec<_>>());
         }
     }
 

@@ -57,6 +57,7 @@ impl Assigner {
     }
 
     /// The watermark the wrapped generator would emit now.
+    #[inline]
     fn current(&self) -> Option<Watermark> {
         let m = self.max_ts?;
         let w = match self.cfg.strategy {
@@ -73,6 +74,7 @@ impl Assigner {
 
     /// The emitter: forwards `w` only when strictly greater than the last one, marking the
     /// output active first.
+    #[inline]
     fn emit(&mut self, w: Watermark, out: &mut Vec<Emission>) -> bool {
         if w <= self.last_emitted {
             return false;
@@ -88,6 +90,7 @@ impl Assigner {
 
     /// An event with timestamp `ts` passed the assigner (after the record was emitted).
     /// Returns the candidate watermark when per-event emission computed one.
+    #[inline]
     pub fn on_event(&mut self, ts: Option<i64>, out: &mut Vec<Emission>) -> Option<Watermark> {
         if let Some(ts) = ts {
             self.max_ts = Some(self.max_ts.map_or(ts, |m| m.max(ts)));

@@ -313,7 +313,16 @@ pub struct Sink {
     /// The rows a SESSION window TVF emitted before a window join, with their session, in
     /// emission order (empty for every other job).
     pub session_windows: Vec<(RowId, (i64, i64))>,
+    /// Row lists of drained window results, emptied, for the window operator to reuse
+    /// (`Sink::spare_rows()`): a drained run then allocates no list per window.
+    pub(crate) spare_rows: Vec<Vec<RowId>>,
 }
+
+/// At most this many drained row lists are kept for reuse (a drain hands over at least
+/// `chunk` results, so about one chunk of window results' lists), each of at most
+/// [`SPARE_ROW_CAPACITY`] rows: at most 4 MB held.
+const SPARE_ROWS_MAX: usize = 4096;
+const SPARE_ROW_CAPACITY: usize = 256;
 
 impl Sink {
     /// The window output `i` came from (window join), `None` otherwise.
@@ -348,8 +357,23 @@ impl Sink {
         self.outputs.clear();
         self.output_values.clear();
         self.output_windows.clear();
+        for w in self.windows.drain(..) {
+            if self.spare_rows.len() == SPARE_ROWS_MAX {
+                break;
+            }
+            if w.rows.capacity() > 0 && w.rows.capacity() <= SPARE_ROW_CAPACITY {
+                let mut rows = w.rows;
+                rows.clear();
+                self.spare_rows.push(rows);
+            }
+        }
         self.windows.clear();
         self.late.clear();
+    }
+
+    /// An empty row list of a drained window result, if one is kept.
+    pub(crate) fn spare_rows(&mut self) -> Option<Vec<RowId>> {
+        self.spare_rows.pop()
     }
     fn check(&mut self) -> bool {
         if self.count() >= self.max_outputs {
@@ -753,6 +777,16 @@ pub trait Operator {
     /// never deletes one: its queue then needs no de-duplication set
     /// ([`TimerQueue::new_unique`]; the heap, and so the firing order, is the same).
     const UNIQUE_TIMERS: bool = false;
+
+    /// [`Operator::UNIQUE_TIMERS`] for this plan: an operator may make that promise only for
+    /// some of its configurations.
+    fn unique_timers(plan: &Plan) -> bool
+    where
+        Self: Sized,
+    {
+        let _ = plan;
+        Self::UNIQUE_TIMERS
+    }
 
     /// Whether the operator drops rows as late (calls [`Ctx::late`]): the simulator then keeps
     /// track of where each watermark came from, for the late reason.

@@ -266,6 +266,13 @@ pub struct WindowOperator {
     /// firing splits the window's rows by input with it instead of reading each row's stream
     /// from the plan (a cache miss per row in a large plan).
     right_rows: Vec<u64>,
+    /// Tumbling windows: the size and the offset reduced modulo the size (what
+    /// `TumblingEventTimeWindows.assignWindows` passes to `getWindowStartWithOffset`).
+    tumbling: Option<(i64, i64)>,
+    /// The last tumbling window assigned, when it was computed without overflow: a row whose
+    /// timestamp falls inside it is in that window (`getWindowStartWithOffset` gives the
+    /// same start for every timestamp of `[start, start + size)`), with no division.
+    last_tumbling: Option<Win>,
 }
 
 /// At most this many row lists are pooled, and a new list reserves at most this many rows.
@@ -314,6 +321,28 @@ impl WindowOperator {
         }
     }
 
+    /// `TumblingEventTimeWindows.assignWindows` (`offset` already reduced modulo `size`):
+    /// the last window again when `ts` is inside it, else computed (and remembered).
+    #[inline]
+    fn tumbling_window(&mut self, ts: i64, size: i64, offset: i64) -> Win {
+        // Without overflow in `ts - offset`, the start is `ts - floorMod(ts - offset, size)`:
+        // the same for every `ts` of a window `[start, start + size)` that was itself computed
+        // without overflow.
+        let exact = ts.checked_sub(offset).is_some();
+        if let Some(w) = self.last_tumbling {
+            if exact && w.start <= ts && ts < w.end {
+                return w;
+            }
+        }
+        let start = window_start_with_offset(ts, offset, size);
+        let w = Win {
+            start,
+            end: start.wrapping_add(size),
+        };
+        self.last_tumbling = (exact && w.end > w.start).then_some(w);
+        w
+    }
+
     /// `windowState.add(element)` for the state window `sw`. Returns whether the state was
     /// new (it held nothing for `sw` before).
     fn add_to_state(
@@ -345,7 +374,10 @@ impl WindowOperator {
         let st = self.states.entry((key, sw)).or_insert_with(|| {
             new = true;
             WinState {
-                rows: pool.pop().unwrap_or_else(|| Vec::with_capacity(hint)),
+                rows: pool
+                    .pop()
+                    .or_else(|| cx.sink.spare_rows())
+                    .unwrap_or_else(|| Vec::with_capacity(hint)),
                 count: 0,
                 sum: match add {
                     Sum::None => Sum::None,
@@ -661,6 +693,16 @@ impl Operator for WindowOperator {
 
     type Ns = Win;
 
+    /// Tumbling and sliding windows with zero lateness: a window's timer is registered only
+    /// when its state is created (`process_plain`), the state exists exactly while the timer
+    /// is pending, and the only deletion, of the firing timer itself, is skipped
+    /// (`on_event_time`). Sessions merge (and delete timers); a positive lateness registers
+    /// the trigger's timer again for every element.
+    fn unique_timers(plan: &Plan) -> bool {
+        let job = &plan.scenario.job;
+        job.allowed_lateness.0 == 0 && job.window.kind != WindowKind::Session
+    }
+
     fn new(plan: &Plan, _subtask: SubtaskIndex) -> Self {
         let job = &plan.scenario.job;
         let w = &job.window;
@@ -719,6 +761,11 @@ impl Operator for WindowOperator {
             } else {
                 Vec::new()
             },
+            tumbling: match assigner {
+                Assigner::Tumbling { size, offset } => Some((size, offset.wrapping_rem(size))),
+                _ => None,
+            },
+            last_tumbling: None,
         }
     }
 
@@ -732,7 +779,13 @@ impl Operator for WindowOperator {
         let Some(ts) = r.ts else { return };
         let key = r.key;
         let mut windows = std::mem::take(&mut self.scratch);
-        self.assigner.assign(ts, &mut windows);
+        match self.tumbling {
+            Some((size, offset)) => {
+                windows.clear();
+                windows.push(self.tumbling_window(ts, size, offset));
+            }
+            None => self.assigner.assign(ts, &mut windows),
+        }
         let n = windows.len() as u64;
         self.scratch = windows;
         // Only sliding windows put a row in several windows; one window per row is the
@@ -780,9 +833,14 @@ impl Operator for WindowOperator {
             self.fire(cx, key, w, sw, purge);
         }
         if cleanup {
-            // clearAllState: window state, trigger (its timer), merging window set.
+            // clearAllState: window state, trigger (its timer), merging window set. The
+            // trigger's timer is the one firing when `t` is `maxTimestamp` (zero lateness): it
+            // has just been polled, and nothing here registers it again, so deleting it is a
+            // no-op (not even traced) and is skipped.
             self.clear_state(cx, key, w, sw);
-            cx.delete_event_timer(key, w.max_timestamp(), w);
+            if t != w.max_timestamp() {
+                cx.delete_event_timer(key, w.max_timestamp(), w);
+            }
             if merging {
                 self.retire(key, w);
             }

@@ -304,6 +304,9 @@ struct Sim<'p, 'c, O: Operator> {
     before_end: Option<BeforeEnd>,
     /// The run is traced (the result document is then larger per result).
     want_trace: bool,
+    /// No step of the run is traced or stopped at, and rows are not copied per grouping
+    /// set: an arrival's step is [`Sim::row_lean`], which does only what the result needs.
+    lean: bool,
 }
 
 /// The consumer of [`simulate_draining`] and the output count that triggers a drain.
@@ -352,7 +355,7 @@ fn simulate_inner<'c, O: Operator>(
     let subs = (0..plan.operator_parallelism)
         .map(|j| Sub {
             op: O::new(plan, SubtaskIndex(j)),
-            timers: if O::UNIQUE_TIMERS {
+            timers: if O::unique_timers(plan) {
                 TimerQueue::new_unique()
             } else {
                 TimerQueue::new()
@@ -429,6 +432,7 @@ fn simulate_inner<'c, O: Operator>(
         step_map: StepMap::default(),
         before_end: None,
         want_trace: opts.trace,
+        lean: !opts.trace && window.is_none() && stop_after.is_none() && plan.expand.is_none(),
     };
     if window.is_some_and(|(from, _)| from == 0) {
         sim.window_start = Some(sim.window_start());
@@ -445,6 +449,7 @@ fn simulate_inner<'c, O: Operator>(
         sim.advance_processing_time(t);
         sim.sink.arrivals_read = i + 1;
         match a {
+            Arrival::Row(id) if sim.lean => sim.row_lean(*id),
             Arrival::Row(id) => sim.row(*id),
             Arrival::Watermark {
                 stream,
@@ -600,6 +605,52 @@ impl<O: Operator> Sim<'_, '_, O> {
             self.deliver(id, j);
         }
         self.after_row(id);
+    }
+
+    /// [`Sim::row`] of a lean run (see [`Sim::lean`]): the same work for the operator, the
+    /// generator, the watermarks and the budgets, without what only the trace reads (the
+    /// step's cause and events, `touched`, the trace window's and `stop_after`'s checks).
+    /// Only a watermark the generator forwarded goes through the valves.
+    #[inline]
+    fn row_lean(&mut self, id: RowId) {
+        let plan = self.plan;
+        let r = plan.row(id);
+        debug_assert!(self.lean && !self.sink.tracing && self.window_toggle == usize::MAX);
+        // `begin`: the step's number.
+        self.sink.step = self.step_count;
+        self.step_count += 1;
+        let j = r.subtask.0 as usize;
+        if !self.filtered.get(id.0 as usize).copied().unwrap_or(false) {
+            let now = self.now;
+            let (op, mut cx) = self.subs[j].split(plan, &mut self.sink, j, now);
+            op.process_element(&mut cx, r.stream, id);
+            self.sample(j);
+        }
+        // `after_row`: the generator sees the event.
+        let slot = &mut self.assigners[r.stream.index()][r.assigner as usize];
+        if let Some(ts) = r.ts {
+            if slot.a.max_ts().is_none_or(|m| ts > m) {
+                slot.max_row = Some(id);
+            }
+        }
+        let mut em = std::mem::take(&mut self.emissions);
+        em.clear();
+        let before = slot.a.last_emitted;
+        slot.a.on_event(r.ts, &mut em);
+        if !em.is_empty() {
+            if slot.a.last_emitted != before {
+                slot.punctuated = false;
+            }
+            self.broadcast(r.stream, r.assigner, &em, None);
+        }
+        self.emissions = em;
+        // `end`: only the drain.
+        if let Some((consumer, chunk)) = self.drain.as_mut() {
+            let s = &self.sink;
+            if s.outputs.len() + s.windows.len() + s.late.len() >= *chunk {
+                self.sink.drain(&mut **consumer);
+            }
+        }
     }
 
     /// Routes row `id` to operator subtask `j` and processes it there.
