@@ -18,7 +18,7 @@ pub struct Arrivals {
     right: Vec<u64>,
     /// Rows pushed.
     rows: usize,
-    /// The watermarks, each with its index in the whole order (ascending).
+    /// The watermarks in order, each with the number of rows that arrive before it.
     watermarks: Vec<(usize, Arrival)>,
 }
 
@@ -53,7 +53,7 @@ impl Arrivals {
     /// Appends a watermark ([`Arrival::Watermark`]).
     pub fn push_watermark(&mut self, wm: Arrival) {
         debug_assert!(matches!(wm, Arrival::Watermark { .. }));
-        self.watermarks.push((self.len(), wm));
+        self.watermarks.push((self.rows, wm));
     }
 
     /// Reserves room for `rows` more rows.
@@ -73,12 +73,14 @@ impl Arrivals {
 
     /// The arrivals in order.
     pub fn iter(&self) -> Iter<'_> {
+        let wm_at = self.watermarks.first().map_or(usize::MAX, |w| w.0);
         Iter {
             next: self.first,
-            index: 0,
             row: 0,
+            bits: 0,
             wm: 0,
-            wm_at: self.watermarks.first().map_or(usize::MAX, |w| w.0),
+            wm_at,
+            stop: wm_at.min(self.rows),
             of: self,
         }
     }
@@ -89,7 +91,7 @@ impl Arrivals {
 
     pub fn last(&self) -> Option<Arrival> {
         match self.watermarks.last() {
-            Some((at, wm)) if at + 1 == self.len() => Some(*wm),
+            Some((at, wm)) if *at == self.rows => Some(*wm),
             _ if self.rows == 0 => None,
             _ => {
                 let i = self.rows - 1;
@@ -121,13 +123,16 @@ pub struct Iter<'a> {
     of: &'a Arrivals,
     /// Each stream's next row id.
     next: [u32; 2],
-    /// The index of the next arrival in the whole order.
-    index: usize,
     /// Rows given so far.
     row: usize,
-    /// The next watermark's index in `of.watermarks`, and its place in the order.
+    /// The bits of the rows not yet given in the current word (the next row's lowest).
+    bits: u64,
+    /// The next watermark's index in `of.watermarks`, and the rows before it.
     wm: usize,
     wm_at: usize,
+    /// Rows are given without a further check while `row < stop` (the next watermark's place
+    /// or the end of the rows, whichever comes first).
+    stop: usize,
 }
 
 impl Iterator for Iter<'_> {
@@ -136,28 +141,30 @@ impl Iterator for Iter<'_> {
     #[inline]
     fn next(&mut self) -> Option<Arrival> {
         let of = self.of;
-        if self.index == self.wm_at {
+        if self.row >= self.stop {
+            if self.row != self.wm_at {
+                return None;
+            }
             let wm = of.watermarks[self.wm].1;
             self.wm += 1;
             self.wm_at = of.watermarks.get(self.wm).map_or(usize::MAX, |w| w.0);
-            self.index += 1;
+            self.stop = self.wm_at.min(of.rows);
             return Some(wm);
         }
-        if self.row == of.rows {
-            return None;
+        if self.row.is_multiple_of(64) {
+            self.bits = of.right[self.row / 64];
         }
-        let i = self.row;
-        let s = (of.right[i / 64] >> (i % 64)) as usize & 1;
+        let s = (self.bits & 1) as usize;
+        self.bits >>= 1;
         let id = self.next[s];
         self.next[s] += 1;
         self.row += 1;
-        self.index += 1;
         Some(Arrival::Row(RowId(id)))
     }
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.of.len() - self.index;
+        let n = (self.of.rows - self.row) + (self.of.watermarks.len() - self.wm);
         (n, Some(n))
     }
 }
