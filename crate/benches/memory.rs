@@ -4,14 +4,16 @@
 //! resident set (`VmHWM`) beside it.
 //!
 //! ```text
-//! cargo bench --bench memory -- [--cases w1,w2,w3,w4,paste] [--sizes 1000000,5000000] [--json]
+//! cargo bench --bench memory -- [--cases w1,w2,w3,w4,paste,paste-lent] [--sizes 1000000,5000000] [--json]
 //! ```
 //!
 //! Each case runs in a child process of this binary (`--case NAME N`), so each peak is its
 //! own. Phases, as `joinlab::run_limited` and the page's worker run them:
 //! - `plan`: the plan (W1–W4: `workload::plan`, the same plan `plan::build` makes from the
-//!   rows text; `paste`: the page's paste benchmark, `plan::build` from the rows text of
-//!   `scripts/bench-page.mjs`, the scenario text included);
+//!   rows text; `paste`: the page's paste benchmark, 1,000,000 rows of
+//!   `scripts/bench-page.mjs`, the scenario given to `plan::build_owned` as the page's worker
+//!   gives it (`Job::plan`: the rows text is freed once read); `paste-lent`: the same through
+//!   `plan::build(&scenario)`, the caller keeping the scenario and its text to the end);
 //! - `simulate`: `run_plan` untraced (the outputs in the sink);
 //! - `result`: `RunResult::build` of the lean result (the plan and the run output are given
 //!   to it; what it keeps is the result);
@@ -105,7 +107,7 @@ fn job_of(name: &str) -> Job {
         "w2" => Job::WindowJoinTumbling,
         "w3" => Job::SqlIntervalLeft,
         "w4" => Job::WindowCount,
-        other => panic!("unknown case {other:?} (w1, w2, w3, w4, paste)"),
+        other => panic!("unknown case {other:?} (w1, w2, w3, w4, paste, paste-lent)"),
     }
 }
 
@@ -114,19 +116,23 @@ fn run_case(name: &str, n: u64, json: bool) {
     let base = live();
     reset_peak();
     // The plan, and for the paste the scenario (its rows text) that it is built from.
-    let (plan, scenario): (Plan, Option<Scenario>) = if name == "paste" {
+    let paste = name.starts_with("paste");
+    let (plan, scenario, text_bytes): (Plan, Option<Scenario>, usize) = if paste {
         let sc = paste_scenario(n);
-        let p = plan::build(&sc, plan::Limits::unlimited()).expect("builds");
-        (p, Some(sc))
+        let text = sc.streams.iter().map(|s| s.rows.len()).sum::<usize>();
+        if name == "paste-lent" {
+            let p = plan::build(&sc, plan::Limits::unlimited()).expect("builds");
+            (p, Some(sc), text)
+        } else {
+            let p = plan::build_owned(sc, plan::Limits::unlimited()).expect("builds");
+            (p, None, text)
+        }
     } else {
-        (workload::plan(job_of(name), &Gen::reference(n), 1), None)
+        (workload::plan(job_of(name), &Gen::reference(n), 1), None, 0)
     };
     let input_rows = plan.rows.len();
     let after_plan = live() - base;
     let peak_plan = peak() - base;
-    let text_bytes = scenario
-        .as_ref()
-        .map_or(0, |s| s.streams.iter().map(|s| s.rows.len()).sum::<usize>());
     reset_peak();
     let out = joinlab::run_plan(&plan, &RunOptions::default()).expect("runs");
     let after_sim = live() - base;
@@ -139,12 +145,12 @@ fn run_case(name: &str, n: u64, json: bool) {
     let peak_result = peak() - base;
     let check = workload::checksum_result(&res);
     let outputs = check.outputs as usize;
-    let expected_ok = if name == "paste" {
+    let expected_ok = if paste {
         None
     } else {
         workload::expected(job_of(name), n).map(|e| e == check)
     };
-    let (peak_json, json_bytes) = if json || name == "paste" {
+    let (peak_json, json_bytes) = if json || paste {
         reset_peak();
         let text = serde_json::to_vec(&res).expect("serializes");
         let p = peak() - base;
@@ -207,7 +213,7 @@ fn main() {
     for case in cases.split(',') {
         for &n in &sizes {
             // The paste has one size: the page's 1M rows in all.
-            if case == "paste" && n != sizes[0] {
+            if case.starts_with("paste") && n != sizes[0] {
                 continue;
             }
             let mut cmd = Command::new(&exe);

@@ -70,7 +70,7 @@ fn right_in_arrival_order(plan: &Plan) -> Vec<RowId> {
     plan.arrivals
         .iter()
         .filter_map(|a| match a {
-            Arrival::Row(id) if plan.row(*id).stream == Side::Right => Some(*id),
+            Arrival::Row(id) if plan.row(id).stream == Side::Right => Some(id),
             _ => None,
         })
         .collect()

@@ -215,14 +215,10 @@ impl Job {
         let Some(sc) = self.scenario.take() else {
             return false;
         };
-        match crate::plan::build(&sc, crate::plan::Limits::default()) {
-            Ok(mut plan) => {
-                // The rows text is read: neither the scenario's nor the plan's copy of it is
-                // needed again, and the simulation's memory can reuse it.
-                drop(sc);
-                for st in &mut plan.scenario.streams {
-                    st.rows = String::new();
-                }
+        // The scenario is given to the plan: its rows text is freed as soon as it is read,
+        // before the plan's rows are built, which can then reuse its memory.
+        match crate::plan::build_owned(sc, crate::plan::Limits::default()) {
+            Ok(plan) => {
                 self.plan = Some(plan);
                 true
             }

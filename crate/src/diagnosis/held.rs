@@ -43,7 +43,7 @@ fn emits_watermarks(plan: &Plan, s: usize, a: Option<u32>) -> bool {
     match plan.generators[s].strategy {
         Strategy::None => false,
         Strategy::Punctuated => plan.arrivals.iter().any(|x| {
-            matches!(x, Arrival::Watermark { stream, assigner, .. }
+            matches!(&x, Arrival::Watermark { stream, assigner, .. }
                 if stream.index() == s && a.is_none_or(|a| a == *assigner))
         }),
         _ => true,
@@ -223,7 +223,7 @@ fn last_activity(plan: &Plan, s: usize, a: Option<u32>) -> (usize, Option<RowId>
             t = Some(t.map_or(r.arrival, |x: i64| x.max(r.arrival)));
         }
     }
-    for x in &plan.arrivals {
+    for ref x in &plan.arrivals {
         if let Arrival::Watermark {
             stream,
             assigner,

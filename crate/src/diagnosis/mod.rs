@@ -334,7 +334,7 @@ fn wm_path(plan: &Plan, s: usize) -> String {
 fn row_step(plan: &Plan, out: &RunOutput, id: RowId) -> Option<usize> {
     plan.arrivals
         .iter()
-        .position(|a| matches!(a, Arrival::Row(r) if *r == id))
+        .position(|a| a == Arrival::Row(id))
         .map(|i| out.step_map.arrival_step(i))
 }
 

@@ -237,10 +237,10 @@ pub(crate) fn events(plan: &Plan) -> Result<Vec<Ev>, Error> {
         Arrival::Row(id) => plan.row(*id).arrival,
         Arrival::Watermark { arrival, .. } => *arrival,
     };
-    let mut now = plan.arrivals.first().map(time_of).unwrap_or(0);
+    let mut now = plan.arrivals.first().as_ref().map(time_of).unwrap_or(0);
     // Replay every periodic emit (each multiple of the interval) when there are not too many:
     // that does not rely on the simulator's choice of which emits can change anything.
-    let last = plan.arrivals.last().map(time_of).unwrap_or(now);
+    let last = plan.arrivals.last().as_ref().map(time_of).unwrap_or(now);
     let span = (last as i128 - now as i128).max(0);
     let full: i128 = gens
         .iter()
@@ -252,7 +252,7 @@ pub(crate) fn events(plan: &Plan) -> Result<Vec<Ev>, Error> {
     let mut out = Vec::with_capacity(plan.arrivals.len());
     let mut ticks = 0usize;
     let mut em = Vec::new();
-    for a in &plan.arrivals {
+    for ref a in &plan.arrivals {
         let t = time_of(a);
         loop {
             let tick = if every_tick {

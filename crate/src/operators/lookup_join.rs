@@ -84,7 +84,7 @@ impl Operator for LookupJoin {
     fn new(plan: &Plan, _subtask: SubtaskIndex) -> Self {
         let mut position = vec![0usize; plan.rows.len()];
         let mut changes = Vec::new();
-        for (i, a) in plan.arrivals.iter().enumerate() {
+        for (i, ref a) in plan.arrivals.iter().enumerate() {
             if let Arrival::Row(id) = a {
                 position[id.0 as usize] = i;
                 if plan.row(*id).stream == Side::Right {

@@ -149,7 +149,7 @@ fn assigner_rows(plan: &Plan, slicer: Option<Slicer>) -> Vec<Vec<(u32, i64)>> {
     let mut out = vec![Vec::new(); plan.assigner_parallelism as usize];
     let Some(sl) = slicer else { return out };
     let rejected = crate::sql::eval::filtered(plan);
-    for (i, a) in plan.arrivals.iter().enumerate() {
+    for (i, ref a) in plan.arrivals.iter().enumerate() {
         let crate::plan::Arrival::Row(id) = a else {
             continue;
         };

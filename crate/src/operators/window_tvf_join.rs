@@ -715,7 +715,7 @@ mod tests {
                 .collect();
             // (key, window) -> (lefts, rights), rows in arrival order.
             let mut groups: Groups = BTreeMap::new();
-            for a in &plan.arrivals {
+            for ref a in &plan.arrivals {
                 if let crate::plan::Arrival::Row(id) = a {
                     let row = plan.row(*id);
                     for w in tvf.assign(row.ts.expect("ts")) {

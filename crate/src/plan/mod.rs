@@ -2,7 +2,6 @@
 //! keyBy routing and the arrival order of every row.
 
 use crate::error::Error;
-use crate::fasthash::FxHashMap;
 use crate::javahash::{java_hash_code, sql_key_hash, sql_key_hash_typed};
 use crate::parse::{entry_capacity, parse_stream_into, Entry, RowKind, Schema, Side};
 use crate::partition::{
@@ -18,6 +17,7 @@ mod arrival;
 mod validate;
 
 use arrival::{arrival_order, Sequence};
+pub use arrival::{Arrivals, Iter as ArrivalIter};
 pub use validate::window_join_condition;
 use validate::{check_delay, validate_job};
 
@@ -53,7 +53,7 @@ pub struct InputRow {
 }
 
 /// One thing that reaches the job, in arrival order.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Arrival {
     Row(RowId),
     /// A `WM <value>` row for one assigner subtask of a stream.
@@ -143,12 +143,15 @@ impl Limits {
 /// A resolved scenario.
 #[derive(Clone, Debug)]
 pub struct Plan {
+    /// The scenario without its streams' rows text (`StreamSpec::rows` is empty): the rows are
+    /// read into [`Plan::rows`], and a copy of the text would be as large again.
     pub scenario: Scenario,
     pub operator: OperatorKind,
     pub schemas: Vec<Schema>,
     pub rows: Vec<InputRow>,
     pub keys: Vec<KeyInfo>,
-    pub arrivals: Vec<Arrival>,
+    /// Everything that reaches the job, in order ([`Arrivals::iter`]).
+    pub arrivals: Arrivals,
     pub assigner_parallelism: u32,
     pub operator_parallelism: u32,
     pub max_parallelism: u32,
@@ -171,10 +174,99 @@ impl Plan {
 /// Resolves and validates a scenario. Values echoed in an error are shortened
 /// ([`Error::shortened`]).
 pub fn build(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
-    build_unchecked(scenario, limits).map_err(Error::shortened)
+    build_unchecked(Source::Borrowed(scenario), limits).map_err(Error::shortened)
 }
 
-fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
+/// [`build`] of a scenario given away: its rows text is freed as soon as it is read (before
+/// the plan's rows and arrival order are built, so they can reuse its memory), and the plan
+/// keeps the rest of the scenario as it is (no copy).
+pub fn build_owned(scenario: Scenario, limits: Limits) -> Result<Plan, Error> {
+    build_unchecked(Source::Owned(Box::new(scenario)), limits).map_err(Error::shortened)
+}
+
+/// The scenario a plan is built from: lent or given.
+enum Source<'a> {
+    Borrowed(&'a Scenario),
+    Owned(Box<Scenario>),
+}
+
+impl Source<'_> {
+    fn get(&self) -> &Scenario {
+        match self {
+            Source::Borrowed(sc) => sc,
+            Source::Owned(sc) => sc,
+        }
+    }
+
+    /// The scenario the plan keeps ([`Plan::scenario`]): without its streams' rows text.
+    fn into_kept(self) -> Scenario {
+        match self {
+            Source::Borrowed(sc) => without_rows(sc),
+            Source::Owned(sc) => {
+                let mut sc = *sc;
+                for st in &mut sc.streams {
+                    st.rows = String::new();
+                }
+                sc
+            }
+        }
+    }
+}
+
+/// A copy of `sc` without its streams' rows text (every other field listed, so that a new
+/// field is not forgotten).
+fn without_rows(sc: &Scenario) -> Scenario {
+    let Scenario {
+        version,
+        title,
+        description,
+        job,
+        streams,
+        expected,
+        sql,
+    } = sc;
+    let streams = streams
+        .iter()
+        .map(|st| {
+            let crate::scenario::StreamSpec {
+                name,
+                columns,
+                key,
+                time,
+                rows: _,
+                watermark,
+                primary_key,
+                scan_watermark_idle_timeout,
+                time_from,
+                proctime,
+            } = st;
+            crate::scenario::StreamSpec {
+                name: name.clone(),
+                columns: columns.clone(),
+                key: key.clone(),
+                time: time.clone(),
+                rows: String::new(),
+                watermark: watermark.clone(),
+                primary_key: primary_key.clone(),
+                scan_watermark_idle_timeout: *scan_watermark_idle_timeout,
+                time_from: time_from.clone(),
+                proctime: proctime.clone(),
+            }
+        })
+        .collect();
+    Scenario {
+        version: *version,
+        title: title.clone(),
+        description: description.clone(),
+        job: job.clone(),
+        streams,
+        expected: expected.clone(),
+        sql: sql.clone(),
+    }
+}
+
+fn build_unchecked(source: Source<'_>, limits: Limits) -> Result<Plan, Error> {
+    let scenario = source.get();
     let job = &scenario.job;
     let op = job.operator;
     let mut warnings = Vec::new();
@@ -229,6 +321,11 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
             range: start..entries.len(),
         });
     }
+    // The rows text is read: from here on the scenario is the one the plan keeps.
+    let kept = source.into_kept();
+    let scenario = &kept;
+    let job = &scenario.job;
+    let streams = &scenario.streams[..inputs];
     // The lookup join is not keyed: it runs where the probe row arrives (StreamExecLookupJoin).
     let keyed = !matches!(op, OperatorKind::Split | OperatorKind::LookupJoin);
     let sql = op.is_sql();
@@ -547,9 +644,10 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
                 }
                 let assigner = match r.subtask {
                     Some(s) => s,
+                    // Round robin (`rr` counts modulo `p`: no division per row).
                     None => {
-                        let s = rr % p;
-                        rr += 1;
+                        let s = rr;
+                        rr = if rr + 1 == p { 0 } else { rr + 1 };
                         s
                     }
                 };
@@ -608,10 +706,22 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
             }
         }
     };
+    // The first error stops the reading (the entries after it are dropped unread); kept
+    // aside rather than collected through a `Result`, which would move every row through it.
+    let mut failed = None;
     let mut rows: Vec<InputRow> = entries
         .into_iter()
-        .filter_map(|e| row(e).transpose())
-        .collect::<Result<_, _>>()?;
+        .filter_map(|e| match failed {
+            Some(_) => None,
+            None => row(e).unwrap_or_else(|e| {
+                failed = Some(e);
+                None
+            }),
+        })
+        .collect();
+    if let Some(e) = failed {
+        return Err(e);
+    }
     // Streams after the last entry (without rows) are entered too, for their errors.
     while si.wrapping_add(1) < parsed.len() {
         enter(
@@ -628,7 +738,7 @@ fn build_unchecked(scenario: &Scenario, limits: Limits) -> Result<Plan, Error> {
     let arrivals = arrival_order(&mut rows, per_stream, job.arrival);
 
     let plan = Plan {
-        scenario: scenario.clone(),
+        scenario: kept,
         operator: op,
         schemas,
         rows,
@@ -665,7 +775,7 @@ fn composite_key(values: &[Value]) -> Value {
 /// position in a table, any other value by hash. The ids are the same either way.
 #[derive(Default)]
 struct KeyIndex {
-    map: FxHashMap<Value, KeyId>,
+    map: std::collections::HashMap<Value, KeyId, std::hash::BuildHasherDefault<KeyHasher>>,
     /// `KeyId + 1` of `Value::Int(i)` at `i` (0: none yet).
     ints: Vec<u32>,
     /// The same for `Value::Long`.
@@ -674,6 +784,74 @@ struct KeyIndex {
 
 /// Keys below this are looked up by position (a table of at most 256 KB per type).
 const SMALL_KEYS: u64 = 1 << 16;
+
+/// The hash of [`KeyIndex`]'s map: the Fx hash ([`crate::fasthash`]) with a short byte
+/// string (a string key) read in one or two loads instead of copied into a word a byte at
+/// a time, since a string key is hashed for every row that has one. Only the lookup uses it:
+/// key ids are given in the order keys are first seen, whatever the hash.
+#[derive(Default, Clone, Copy)]
+struct KeyHasher(u64);
+
+impl KeyHasher {
+    #[inline]
+    fn add(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl std::hash::Hasher for KeyHasher {
+    #[inline]
+    fn write(&mut self, b: &[u8]) {
+        let n = b.len();
+        let word = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
+        let half = |i: usize| {
+            u64::from(u32::from_le_bytes(
+                b[i..i + 4].try_into().unwrap_or_default(),
+            ))
+        };
+        if n >= 8 {
+            let mut i = 0;
+            while i + 8 <= n {
+                self.add(word(i));
+                i += 8;
+            }
+            if i < n {
+                // The last 8 bytes, overlapping the word before.
+                self.add(word(n - 8));
+            }
+        } else if n >= 4 {
+            // The first and the last 4 bytes (overlapping below 8), and the length.
+            self.add(half(0) | half(n - 4) << 32 ^ (n as u64) << 59);
+        } else if n > 0 {
+            self.add(
+                u64::from(b[0])
+                    | u64::from(b[n / 2]) << 8
+                    | u64::from(b[n - 1]) << 16
+                    | (n as u64) << 24,
+            );
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, v: u8) {
+        self.add(u64::from(v));
+    }
+    #[inline]
+    fn write_u32(&mut self, v: u32) {
+        self.add(u64::from(v));
+    }
+    #[inline]
+    fn write_u64(&mut self, v: u64) {
+        self.add(v);
+    }
+    #[inline]
+    fn write_usize(&mut self, v: usize) {
+        self.add(v as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 impl KeyIndex {
     /// The table and slot of a small integer key.
@@ -848,10 +1026,10 @@ mod tests {
                     if j >= right.len()
                         || (i < left.len() && key(rows, &left[i]) <= key(rows, &right[j]))
                     {
-                        out.push(left[i].clone());
+                        out.push(left[i]);
                         i += 1;
                     } else {
-                        out.push(right[j].clone());
+                        out.push(right[j]);
                         j += 1;
                     }
                 }
@@ -906,9 +1084,7 @@ mod tests {
                             value: rand(30) as i64,
                             arrival,
                         };
-                        seqs[si]
-                            .watermarks
-                            .push_back((rows.len() as u32, wm.clone()));
+                        seqs[si].watermarks.push_back((rows.len() as u32, wm));
                         lists[si].push(wm);
                     } else {
                         lists[si].push(Arrival::Row(RowId(rows.len() as u32)));
@@ -929,10 +1105,123 @@ mod tests {
             }
             let mut want_rows = rows.clone();
             let want = reference(&mut want_rows, lists, order);
-            let got = arrival_order(&mut rows, seqs, order);
+            let arrivals = arrival_order(&mut rows, seqs, order);
+            let got: Vec<Arrival> = arrivals.iter().collect();
             assert_eq!(got, want, "case {case}");
+            assert_eq!(arrivals.len(), want.len(), "case {case}");
+            assert_eq!(arrivals.iter().len(), want.len(), "case {case}");
+            assert_eq!(arrivals.first(), want.first().copied(), "case {case}");
+            assert_eq!(arrivals.last(), want.last().copied(), "case {case}");
             assert_eq!(rows, want_rows, "case {case}");
         }
+    }
+
+    #[test]
+    fn arrivals_are_compared_and_read_as_a_sequence() {
+        let wm = |value| Arrival::Watermark {
+            stream: Side::Right,
+            line: 1,
+            assigner: 0,
+            value,
+            arrival: 5,
+        };
+        // A left stream of rows 0..3 and no right rows: where the right rows would start
+        // does not matter.
+        let mut a = Arrivals::new(RowId(0), RowId(3));
+        let mut b = Arrivals::new(RowId(0), RowId(0));
+        for x in [&mut a, &mut b] {
+            x.push_watermark(wm(1));
+            for i in 0..3 {
+                x.push_row(Side::Left, RowId(i));
+            }
+            x.push_watermark(wm(2));
+            x.push_watermark(wm(3));
+        }
+        assert_eq!(a, b);
+        let want = vec![
+            wm(1),
+            Arrival::Row(RowId(0)),
+            Arrival::Row(RowId(1)),
+            Arrival::Row(RowId(2)),
+            wm(2),
+            wm(3),
+        ];
+        assert_eq!(a.iter().collect::<Vec<_>>(), want);
+        assert_eq!(
+            (a.len(), a.first(), a.last()),
+            (6, Some(wm(1)), Some(wm(3)))
+        );
+        b.push_watermark(wm(4));
+        assert_ne!(a, b);
+        // More than a word of rows, both streams, and the last one a row.
+        let mut c = Arrivals::new(RowId(0), RowId(100));
+        let mut want = Vec::new();
+        let (mut l, mut r) = (0, 100);
+        for i in 0..150u32 {
+            let (side, id) = if i % 3 == 0 {
+                r += 1;
+                (Side::Right, r - 1)
+            } else {
+                l += 1;
+                (Side::Left, l - 1)
+            };
+            c.push_row(side, RowId(id));
+            want.push(Arrival::Row(RowId(id)));
+        }
+        assert_eq!(c.iter().collect::<Vec<_>>(), want);
+        assert_eq!(c.last(), want.last().copied());
+        assert!(Arrivals::default().first().is_none() && Arrivals::default().last().is_none());
+    }
+
+    #[test]
+    fn a_given_scenario_builds_the_same_plan_without_the_rows_text() {
+        let scenario = |rows_l: &str, rows_r: &str| {
+            Scenario::from_json(
+                &serde_json::json!({
+                    "title": "t",
+                    "job": { "operator": "interval_join", "parallelism": 2,
+                             "watermark": { "strategy": "punctuated" },
+                             "interval": { "lower": -10, "upper": 10 } },
+                    "streams": [
+                        { "name": "l", "columns": ["k", "v:int", "ts"], "key": "k", "time": "ts", "rows": rows_l },
+                        { "name": "r", "columns": ["k", "v:int", "ts"], "key": "k", "time": "ts", "rows": rows_r },
+                    ],
+                })
+                .to_string(),
+            )
+            .unwrap()
+        };
+        let sc = scenario(
+            "a, 1, 5\nWM 3\nb, 2, 9 | a=20\n\"a\", 3, 7",
+            "b, 1, 6\nc, 2, 8 | s=1\nWM 8",
+        );
+        let a = build(&sc, Limits::default()).unwrap();
+        let b = build_owned(sc.clone(), Limits::default()).unwrap();
+        assert_eq!(
+            (&a.rows, &a.keys, &a.arrivals, &a.schemas, &a.warnings),
+            (&b.rows, &b.keys, &b.arrivals, &b.schemas, &b.warnings)
+        );
+        // Each `WM` row without `s=` reaches both assigner subtasks.
+        assert_eq!((a.rows.len(), a.arrivals.len()), (5, 5 + 2 * 2));
+        assert_eq!(a.scenario, b.scenario);
+        // The plan's scenario is the one given, less the rows text.
+        let mut want = sc.clone();
+        for st in &mut want.streams {
+            st.rows.clear();
+        }
+        assert_eq!(a.scenario, want);
+        // An error is the same either way.
+        let bad = scenario("a, 1, 5\nb, x, 6", "");
+        let e = build(&bad, Limits::default()).unwrap_err();
+        assert_eq!(build_owned(bad, Limits::default()).unwrap_err(), e);
+        assert!(e.to_string().contains("line 2"), "{e}");
+    }
+
+    #[test]
+    #[should_panic(expected = "the rows of a stream arrive in the order of their ids")]
+    fn a_stream_rows_arrive_in_id_order() {
+        let mut a = Arrivals::new(RowId(0), RowId(2));
+        a.push_row(Side::Left, RowId(1));
     }
 
     #[test]
@@ -946,6 +1235,19 @@ mod tests {
             Value::Long(65_535),
             Value::Str("3".into()),
             Value::Null,
+            // Strings of every length the hash reads differently, and strings that differ
+            // only where one load or the other does not look.
+            Value::Str(String::new()),
+            Value::Str("k7".into()),
+            Value::Str("k77".into()),
+            Value::Str("kx7".into()),
+            Value::Str("abcd".into()),
+            Value::Str("abcxyd".into()),
+            Value::Str("abcyxd".into()),
+            Value::Str("12345678".into()),
+            Value::Str("123456789abcdefgh".into()),
+            Value::Str("123456789abcdefgi".into()),
+            Value::Str("1234567x9abcdefgh".into()),
         ];
         for (i, v) in values.iter().enumerate() {
             assert_eq!(ix.get(v), None);

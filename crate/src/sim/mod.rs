@@ -133,10 +133,10 @@ impl StepMap {
         let mut clock = plan
             .arrivals
             .first()
-            .map(|a| arrival_time(plan, a))
+            .map(|a| arrival_time(plan, &a))
             .unwrap_or(0);
         let mut j = 0;
-        for (i, a) in plan.arrivals.iter().enumerate() {
+        for (i, ref a) in plan.arrivals.iter().enumerate() {
             while j < self.extra.len() && (self.extra[j] as usize) <= i {
                 clock = clock.max(self.extra_time[j]);
                 times.push(clock);
@@ -403,7 +403,7 @@ fn simulate_inner<'c, O: Operator>(
         now: plan
             .arrivals
             .first()
-            .map(|a| arrival_time(plan, a))
+            .map(|a| arrival_time(plan, &a))
             .unwrap_or(0),
         union,
         emissions: Vec::new(),
@@ -437,7 +437,7 @@ fn simulate_inner<'c, O: Operator>(
     if window.is_some_and(|(from, _)| from == 0) {
         sim.window_start = Some(sim.window_start());
     }
-    for (i, a) in plan.arrivals.iter().enumerate() {
+    for (i, ref a) in plan.arrivals.iter().enumerate() {
         progress_countdown -= 1;
         if progress_countdown == 0 {
             progress_countdown = progress_every.unwrap_or(usize::MAX);

@@ -42,7 +42,7 @@ use crate::parse::{Column, RowKind, Schema, Side};
 use crate::partition::{
     default_max_parallelism, key_group_for_hash, subtask_for_key_group, SubtaskIndex,
 };
-use crate::plan::{Arrival, GeneratorConfig, InputRow, KeyId, KeyInfo, Limits, Plan, RowId};
+use crate::plan::{Arrivals, GeneratorConfig, InputRow, KeyId, KeyInfo, Limits, Plan, RowId};
 use crate::result::RunResult;
 use crate::scenario::{
     ArrivalOrder, IntervalSpec, JoinType, LateOutput, OperatorKind, Scenario, SplitRoute,
@@ -415,15 +415,20 @@ pub fn plan(job: Job, gen: &Gen, parallelism: u32) -> Plan {
         }
     }
     // Interleaved arrivals; processing time is the running maximum of the arrival times.
-    let mut arrivals = Vec::with_capacity(rows.len());
+    let mut arrivals = Arrivals::new(RowId(0), RowId(n as u32));
+    arrivals.reserve_rows(rows.len());
     let mut now = i64::MIN;
     for i in 0..n {
-        for s in 0..streams {
+        for (s, side) in [Side::Left, Side::Right]
+            .into_iter()
+            .take(streams)
+            .enumerate()
+        {
             let id = RowId((s * n + i) as u32);
             let r = &mut rows[id.0 as usize];
             now = now.max(r.arrival);
             r.arrival = now;
-            arrivals.push(Arrival::Row(id));
+            arrivals.push_row(side, id);
         }
     }
     let mut sc = scenario(
