@@ -2,7 +2,7 @@
 // exporter is its own wasm module, fetched only when the panel is opened.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { setup, openPage } from './helpers.mjs';
+import { setup, openPage, cli } from './helpers.mjs';
 
 let env;
 before(async () => {
@@ -47,6 +47,24 @@ test('a SQL scenario exports Flink SQL', async () => {
   const code = await page.textContent('#export-code');
   assert.match(code, /LEFT JOIN/);
   assert.match(code, /INTERVAL/);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('a scenario with a SQL query but no script of its own exports its projection and WHERE', async () => {
+  // The gallery script as a scenario document, without its script text.
+  const sc = JSON.parse(cli(['json', 'scenarios/sql-where-pushdown.sql']));
+  sc.sql = '';
+  assert.ok(sc.job.query, 'the document holds the query');
+  const { page, problems } = await openPage(env);
+  await page.evaluate((t) => window.__joinlab.loadScenarioText(t, 'test'), JSON.stringify(sc));
+  await page.locator('#export-details > summary').click();
+  await page.locator('#export-panel [data-lang="sql"]').click();
+  await page.waitForFunction(() => document.querySelector('#export-code').textContent.includes('StreamTableEnvironment'));
+  const code = await page.textContent('#export-code');
+  // The query's own projection and WHERE (the printed script's), not a SELECT of every column.
+  assert.match(code, /SELECT L\.k, L\.v, R\.w/);
+  assert.match(code, /WHERE \(\(\(L\.v > 15\)/);
   assert.deepEqual(problems, []);
   await page.context().close();
 });

@@ -108,13 +108,17 @@ let built = false;
  * each changed subtask's state), built once with `cargo build --release`.
  */
 export function cliJson(file, extra = []) {
+  return JSON.parse(cli(['run', file, '--json', ...extra]));
+}
+
+/** Runs the native CLI with `args` (built once, as for `cliJson`) and answers what it printed. */
+export function cli(args) {
   if (!built) {
     execFileSync('cargo', ['build', '-q', '--release', '--bin', 'joinlab'], { cwd: ROOT, stdio: 'inherit' });
     built = true;
   }
   const bin = path.join(process.env.CARGO_TARGET_DIR || path.join(ROOT, 'target'), 'release', process.platform === 'win32' ? 'joinlab.exe' : 'joinlab');
-  const out = execFileSync(bin, ['run', file, '--json', ...extra], { cwd: ROOT, maxBuffer: 256 * 1024 * 1024 });
-  return JSON.parse(out.toString('utf8'));
+  return execFileSync(bin, args, { cwd: ROOT, maxBuffer: 256 * 1024 * 1024 }).toString('utf8');
 }
 
 export function galleryFiles() {

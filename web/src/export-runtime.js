@@ -46,6 +46,25 @@ async function scriptFacts(json) {
   return typeof f === 'string' ? f : undefined;
 }
 
+/**
+ * A scenario with a SQL query (projection, WHERE) but no script of its own (a document typed
+ * or shared without it), with the script the SQL module prints for it: the exporter runs the
+ * query of the script (it has no SQL printer). Other scenarios as they are.
+ * @param {string} json @returns {Promise<string>}
+ */
+async function withScript(json) {
+  let sc;
+  try {
+    sc = JSON.parse(json);
+  } catch {
+    return json;
+  }
+  const query = sc && sc.job && sc.job.query;
+  if (!query || (typeof sc.sql === 'string' && sc.sql.trim())) return json;
+  const printed = (await loadSql()).scenario_to_sql(json);
+  return typeof printed === 'string' ? JSON.stringify({ ...sc, sql: printed }) : json;
+}
+
 /** The exporter's module, loaded and instantiated once. */
 function loadExporter() {
   exporter ??= import('../pkg-export/joinlab_export.js').then(async (m) => {
@@ -63,6 +82,7 @@ function loadExporter() {
 export async function exportJob(json, lang) {
   let out;
   try {
+    json = await withScript(json);
     const facts = await scriptFacts(json);
     out = (await loadExporter()).export_flink(json, lang, facts);
   } catch (e) {

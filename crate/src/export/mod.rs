@@ -25,6 +25,7 @@ pub mod gen_window_join;
 mod gen_window_tvf_agg;
 mod sql_script;
 pub use sql_script::ScriptFacts;
+use sql_script::READS_SCRIPTS;
 pub mod temporal_gen;
 pub mod temporal_sql;
 
@@ -106,7 +107,15 @@ fn export_impl(
     if scenario.sql.is_empty() && scenario.job.query.is_some() && scenario.job.operator.is_sql() {
         // A query (its projection, its WHERE) without a script of its own, as a document may
         // carry it: the jobs below write their own query without it, so the scenario is
-        // exported as the script the SQL printer writes for it, which carries the query.
+        // exported as the script the SQL printer writes for it, which carries the query. The
+        // exporter's wasm module leaves the printer out (the page prints the script with the
+        // SQL module and hands the scenario over with it: web/src/export-runtime.js).
+        if !READS_SCRIPTS {
+            return Err(Error::config(
+                "sql",
+                "a SQL query without its script: export the scenario with the script the SQL module prints for it (scenario_to_sql)",
+            ));
+        }
         let (text, at) = crate::sql::print::script_and_query(scenario)?;
         let query = text[at..]
             .trim_end()
