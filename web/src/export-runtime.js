@@ -29,19 +29,27 @@ export async function withRuntime(text) {
   return text.replace(MARKER, () => rt);
 }
 
+/** The scenario document `json` as an object, or undefined when it does not parse. */
+function parsed(json) {
+  try {
+    return JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a scenario document (object) carries a SQL script of its own. */
+function hasScript(sc) {
+  return !!sc && typeof sc.sql === 'string' && sc.sql.trim() !== '';
+}
+
 /**
  * What the export of a scenario read from a SQL script needs from the script (its query and
  * `PROCTIME()` columns, as JSON text), read by the SQL module: the exporter has no SQL parser.
  * Undefined for a scenario without a script.
  */
 async function scriptFacts(json) {
-  let sc;
-  try {
-    sc = JSON.parse(json);
-  } catch {
-    return undefined;
-  }
-  if (!sc || typeof sc.sql !== 'string' || !sc.sql.trim()) return undefined;
+  if (!hasScript(parsed(json))) return undefined;
   const f = (await loadSql()).script_facts(json);
   return typeof f === 'string' ? f : undefined;
 }
@@ -53,14 +61,8 @@ async function scriptFacts(json) {
  * @param {string} json @returns {Promise<string>}
  */
 async function withScript(json) {
-  let sc;
-  try {
-    sc = JSON.parse(json);
-  } catch {
-    return json;
-  }
-  const query = sc && sc.job && sc.job.query;
-  if (!query || (typeof sc.sql === 'string' && sc.sql.trim())) return json;
+  const sc = parsed(json);
+  if (!sc || !sc.job || !sc.job.query || hasScript(sc)) return json;
   const printed = (await loadSql()).scenario_to_sql(json);
   return typeof printed === 'string' ? JSON.stringify({ ...sc, sql: printed }) : json;
 }
