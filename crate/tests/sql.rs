@@ -1689,7 +1689,7 @@ fn nulls_in_values_rows_as_flink_reads_them() {
     }
     // CAST(NULL AS t): the types Flink's sink takes (INT into DOUBLE, DECIMAL into DOUBLE) and
     // the ones it refuses (STRING into INT, BIGINT into INT).
-    let ok = format!("{t}INSERT INTO a VALUES (CAST(NULL AS INT), CAST(NULL AS VARCHAR(5)), CAST(NULL AS INT), {ts}), (2, 'x', CAST(NULL AS DECIMAL(5, 1)), {ts});\n{q}");
+    let ok = format!("{t}INSERT INTO a VALUES (CAST(NULL AS INT), CAST(NULL AS VARCHAR(5)), CAST(NULL AS INT), {ts}), (2, 'x', (CAST(NULL AS DECIMAL(5, 1))), {ts});\n{q}");
     let sc = sql_to_scenario(&ok).unwrap();
     let r = joinlab::run(&sc, false).unwrap();
     let rows = values(&r);

@@ -189,9 +189,13 @@ fn row_value(e: &Expr, name: &str, ty: SqlType) -> Result<Literal, SqlError> {
     if matches!(inner, Expr::Value(v) if matches!(v.value, SValue::Null)) {
         return Err(err(inner.span().start, "Illegal use of 'NULL'"));
     }
+    let mut cast = e;
+    while let Expr::Nested(x) = cast {
+        cast = x;
+    }
     let Expr::Cast {
         expr, data_type, ..
-    } = e
+    } = cast
     else {
         return literal(e);
     };
