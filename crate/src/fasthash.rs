@@ -15,13 +15,38 @@ impl FxHasher {
     }
 }
 
+/// A byte string (a string key, hashed for every row that has one) is read in one or two
+/// loads per 8 bytes, not copied into a word a byte at a time.
 impl Hasher for FxHasher {
     #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut b = [0u8; 8];
-            b[..chunk.len()].copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(b));
+    fn write(&mut self, b: &[u8]) {
+        let n = b.len();
+        let word = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
+        let half = |i: usize| {
+            u64::from(u32::from_le_bytes(
+                b[i..i + 4].try_into().unwrap_or_default(),
+            ))
+        };
+        if n >= 8 {
+            let mut i = 0;
+            while i + 8 <= n {
+                self.add(word(i));
+                i += 8;
+            }
+            if i < n {
+                // The last 8 bytes, overlapping the word before.
+                self.add(word(n - 8));
+            }
+        } else if n >= 4 {
+            // The first and the last 4 bytes (overlapping below 8), and the length.
+            self.add(half(0) | half(n - 4) << 32 ^ (n as u64) << 59);
+        } else if n > 0 {
+            self.add(
+                u64::from(b[0])
+                    | u64::from(b[n / 2]) << 8
+                    | u64::from(b[n - 1]) << 16
+                    | (n as u64) << 24,
+            );
         }
     }
     #[inline]

@@ -14,10 +14,12 @@ use crate::value::{ColumnType, Value};
 use serde::Serialize;
 
 mod arrival;
+mod keys;
 mod validate;
 
 use arrival::{arrival_order, Sequence};
 pub use arrival::{Arrivals, Iter as ArrivalIter};
+use keys::{composite_key, KeyIndex};
 pub use validate::window_join_condition;
 use validate::{check_delay, validate_job};
 
@@ -756,142 +758,6 @@ fn build_unchecked(source: Source<'_>, limits: Limits) -> Result<Plan, Error> {
         crate::operators::window_tvf_aggregate::validate_plan(&plan)?;
     }
     Ok(plan)
-}
-
-/// The key value of a composite key, shown as a tuple: `(a, 1, null)` (strings quoted when
-/// that keeps two tuples apart).
-fn composite_key(values: &[Value]) -> Value {
-    let parts: Vec<String> = values
-        .iter()
-        .map(|v| match v {
-            Value::Str(s) => serde_json::to_string(s).unwrap_or_default(),
-            other => other.to_string(),
-        })
-        .collect();
-    Value::Str(format!("({})", parts.join(", ")))
-}
-
-/// Key values to their ids: small non-negative INT and BIGINT keys (the common case) by
-/// position in a table, any other value by hash. The ids are the same either way.
-#[derive(Default)]
-struct KeyIndex {
-    map: std::collections::HashMap<Value, KeyId, std::hash::BuildHasherDefault<KeyHasher>>,
-    /// `KeyId + 1` of `Value::Int(i)` at `i` (0: none yet).
-    ints: Vec<u32>,
-    /// The same for `Value::Long`.
-    longs: Vec<u32>,
-}
-
-/// Keys below this are looked up by position (a table of at most 256 KB per type).
-const SMALL_KEYS: u64 = 1 << 16;
-
-/// The hash of [`KeyIndex`]'s map: the Fx hash ([`crate::fasthash`]) with a short byte
-/// string (a string key) read in one or two loads instead of copied into a word a byte at
-/// a time, since a string key is hashed for every row that has one. Only the lookup uses it:
-/// key ids are given in the order keys are first seen, whatever the hash.
-#[derive(Default, Clone, Copy)]
-struct KeyHasher(u64);
-
-impl KeyHasher {
-    #[inline]
-    fn add(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl std::hash::Hasher for KeyHasher {
-    #[inline]
-    fn write(&mut self, b: &[u8]) {
-        let n = b.len();
-        let word = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
-        let half = |i: usize| {
-            u64::from(u32::from_le_bytes(
-                b[i..i + 4].try_into().unwrap_or_default(),
-            ))
-        };
-        if n >= 8 {
-            let mut i = 0;
-            while i + 8 <= n {
-                self.add(word(i));
-                i += 8;
-            }
-            if i < n {
-                // The last 8 bytes, overlapping the word before.
-                self.add(word(n - 8));
-            }
-        } else if n >= 4 {
-            // The first and the last 4 bytes (overlapping below 8), and the length.
-            self.add(half(0) | half(n - 4) << 32 ^ (n as u64) << 59);
-        } else if n > 0 {
-            self.add(
-                u64::from(b[0])
-                    | u64::from(b[n / 2]) << 8
-                    | u64::from(b[n - 1]) << 16
-                    | (n as u64) << 24,
-            );
-        }
-    }
-    #[inline]
-    fn write_u8(&mut self, v: u8) {
-        self.add(u64::from(v));
-    }
-    #[inline]
-    fn write_u32(&mut self, v: u32) {
-        self.add(u64::from(v));
-    }
-    #[inline]
-    fn write_u64(&mut self, v: u64) {
-        self.add(v);
-    }
-    #[inline]
-    fn write_usize(&mut self, v: usize) {
-        self.add(v as u64);
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-impl KeyIndex {
-    /// The table and slot of a small integer key.
-    #[inline]
-    fn slot(&mut self, v: &Value) -> Option<(&mut Vec<u32>, usize)> {
-        let (table, n) = match *v {
-            Value::Int(n) => (&mut self.ints, n as i64),
-            Value::Long(n) => (&mut self.longs, n),
-            _ => return None,
-        };
-        u64::try_from(n)
-            .ok()
-            .filter(|&n| n < SMALL_KEYS)
-            .map(|n| (table, n as usize))
-    }
-
-    #[inline]
-    fn get(&mut self, v: &Value) -> Option<KeyId> {
-        match self.slot(v) {
-            Some((table, i)) => match table.get(i) {
-                Some(&id) if id > 0 => Some(KeyId(id - 1)),
-                _ => None,
-            },
-            None => self.map.get(v).copied(),
-        }
-    }
-
-    fn insert(&mut self, v: &Value, id: KeyId) {
-        match self.slot(v) {
-            Some((table, i)) => {
-                if table.len() <= i {
-                    table.resize(i + 1, 0);
-                }
-                table[i] = id.0 + 1;
-            }
-            None => {
-                self.map.insert(v.clone(), id);
-            }
-        }
-    }
 }
 
 /// A stream's schema and its entries' place in the buffer of both streams' entries.
