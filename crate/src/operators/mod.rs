@@ -36,6 +36,7 @@ pub mod session_tvf;
 pub mod split;
 pub mod sql_interval_join;
 pub mod temporal_join;
+pub mod time_window;
 pub mod tvf_slicing;
 pub mod window;
 pub mod window_tvf_aggregate;
