@@ -219,7 +219,7 @@ mod tests {
     use super::*;
 
     fn s(v: &str) -> Value {
-        Value::Str(v.to_string())
+        Value::Str(v.into())
     }
     fn i(v: i32) -> Value {
         Value::Int(v)

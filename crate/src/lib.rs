@@ -26,6 +26,7 @@ pub mod result;
 pub mod scenario;
 pub mod sim;
 pub mod sql;
+pub mod thinstr;
 pub mod time;
 pub mod timers;
 pub mod trace;

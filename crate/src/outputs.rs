@@ -131,11 +131,7 @@ impl Outputs {
     /// The rows' values copied from `plan`.
     pub(crate) fn copy_values(&mut self, plan: &Plan) {
         if self.needs_values() {
-            let values = plan
-                .rows
-                .iter()
-                .map(|r| r.values.clone().into_boxed_slice())
-                .collect();
+            let values = plan.rows.iter().map(|r| r.values.clone()).collect();
             self.give_values(values);
         }
     }

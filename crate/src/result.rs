@@ -67,7 +67,7 @@ impl<'p> RowRefs<'p> {
             self.values = vec![None; self.plan.rows.len()];
         }
         let values = self.values[id.0 as usize]
-            .get_or_insert_with(|| Arc::from(r.values.as_slice()))
+            .get_or_insert_with(|| Arc::from(&*r.values))
             .clone();
         RowRef {
             id,
@@ -103,7 +103,7 @@ impl RowInfo {
             side: r.stream,
             line: r.line,
             kind: r.kind,
-            values: r.values.clone(),
+            values: r.values.to_vec(),
             timestamp: r.ts,
             key: r.key,
             assigner: r.assigner,
@@ -433,7 +433,7 @@ impl RunResult {
         } else if result.outputs.needs_values() {
             let values = std::mem::take(&mut plan.rows)
                 .into_iter()
-                .map(|r| r.values.into_boxed_slice())
+                .map(|r| r.values)
                 .collect();
             result.outputs.give_values(values);
         }

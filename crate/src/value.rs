@@ -4,6 +4,7 @@
 //! so values keep the type a Flink job would give them (`Integer`, `Long`, `String`, …).
 
 use crate::decimal::Decimal;
+use crate::thinstr::ThinStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Cow;
 use std::fmt;
@@ -134,7 +135,9 @@ impl<'de> Deserialize<'de> for ColumnType {
 #[cfg_attr(feature = "ts", ts(export, type = "string | number | boolean | null"))]
 pub enum Value {
     Null,
-    Str(String),
+    /// A string, behind one pointer ([`ThinStr`]): a value is two words natively
+    /// (three with a `String`), and every row of a plan holds several.
+    Str(ThinStr),
     Int(i32),
     Long(i64),
     Double(f64),
@@ -151,7 +154,7 @@ impl Value {
             return Ok(Value::Null);
         }
         Ok(match ty {
-            ColumnType::String => Value::Str(text.to_string()),
+            ColumnType::String => Value::Str(text.into()),
             ColumnType::Int => Value::Int(
                 text.parse()
                     .map_err(|_| format!("{text:?} is not an INT (32-bit integer)"))?,
@@ -199,6 +202,10 @@ impl Value {
         }
     }
 }
+
+// Every row of a plan holds its values: keep a value at two words natively.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Value>() == 16);
 
 impl Eq for Value {}
 

@@ -148,7 +148,7 @@ fn lookup_spans(plan: &Plan) -> Vec<VersionSpan> {
     for &id in &rows {
         let r = plan.row(id);
         let k: Vec<Value> = if pk.is_empty() {
-            r.values.clone()
+            r.values.to_vec()
         } else {
             pk.iter().map(|&c| r.values[c].clone()).collect()
         };

@@ -114,7 +114,7 @@ impl SqlValue {
         use crate::value::Value;
         match v {
             Value::Null => SqlValue::Null,
-            Value::Str(s) => SqlValue::Str(s.clone()),
+            Value::Str(s) => SqlValue::Str(s.to_string()),
             Value::Int(i) => SqlValue::Int(*i as i64),
             Value::Long(i) => SqlValue::Int(*i),
             Value::Double(d) => SqlValue::Double(*d),

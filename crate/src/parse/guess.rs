@@ -101,10 +101,10 @@ impl Guess {
             self.long = false;
             self.double = false;
             self.boolean = false;
-            return Value::Str(text.to_string());
+            return Value::Str(text.into());
         }
         if !(self.int || self.long || self.double || self.boolean) {
-            return Value::Str(text.to_string());
+            return Value::Str(text.into());
         }
         if self.long {
             // `str::parse::<i32>` accepts exactly the i64 texts within i32's range.
@@ -152,7 +152,7 @@ impl Guess {
             }
             _ => {
                 self.boolean = false;
-                Value::Str(text.to_string())
+                Value::Str(text.into())
             }
         }
     }

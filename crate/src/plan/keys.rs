@@ -15,7 +15,7 @@ pub(super) fn composite_key(values: &[Value]) -> Value {
             other => other.to_string(),
         })
         .collect();
-    Value::Str(format!("({})", parts.join(", ")))
+    Value::Str(format!("({})", parts.join(", ")).into())
 }
 
 /// Key values to their ids: small non-negative INT and BIGINT keys (the common case) by

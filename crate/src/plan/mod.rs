@@ -42,7 +42,8 @@ pub struct InputRow {
     /// 1-based line in the stream's rows text.
     pub line: u32,
     pub kind: RowKind,
-    pub values: Vec<Value>,
+    /// The row's values, one per column; a boxed slice has no capacity field to carry.
+    pub values: Box<[Value]>,
     /// Event timestamp; `None` when the stream has no time column.
     pub ts: Option<i64>,
     pub key: KeyId,
@@ -672,7 +673,7 @@ fn build_unchecked(source: Source<'_>, limits: Limits) -> Result<Plan, Error> {
                     stream: cx.side,
                     line: r.line,
                     kind: r.kind,
-                    values: r.values,
+                    values: r.values.into_boxed_slice(),
                     ts: r.ts,
                     key,
                     assigner,
@@ -958,7 +959,7 @@ mod tests {
                             stream: side,
                             line,
                             kind: RowKind::Insert,
-                            values: Vec::new(),
+                            values: Box::default(),
                             ts: None,
                             key: KeyId(0),
                             assigner: 0,
@@ -1103,7 +1104,7 @@ mod tests {
             Value::Null,
             // Strings of every length the hash reads differently, and strings that differ
             // only where one load or the other does not look.
-            Value::Str(String::new()),
+            Value::Str("".into()),
             Value::Str("k7".into()),
             Value::Str("k77".into()),
             Value::Str("kx7".into()),

@@ -300,7 +300,7 @@ impl SqlExpr {
                 Literal::Int(v) => EvalValue::V(Value::Int(*v)),
                 Literal::Long(v) => EvalValue::V(Value::Long(*v)),
                 Literal::Double(v) => EvalValue::V(Value::Double(*v)),
-                Literal::Str(v) => EvalValue::V(Value::Str(v.clone())),
+                Literal::Str(v) => EvalValue::V(Value::Str(v.as_str().into())),
                 Literal::Bool(v) => EvalValue::V(Value::Bool(*v)),
                 Literal::Timestamp(v) => EvalValue::Ts(*v),
                 Literal::Decimal(d) => EvalValue::V(Value::Decimal(Box::new(*d))),
@@ -385,7 +385,7 @@ fn binary(op: BinOp, l: EvalValue, r: EvalValue) -> Result<EvalValue, String> {
         }
     };
     Ok(match op {
-        BinOp::Concat => EvalValue::V(Value::Str(format!("{}{}", text(&l), text(&r)))),
+        BinOp::Concat => EvalValue::V(Value::Str(format!("{}{}", text(&l), text(&r)).into())),
         BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
             let o = match (&l, &r) {
                 (EvalValue::Ts(a), EvalValue::Ts(b)) => a.cmp(b),
@@ -522,7 +522,7 @@ fn cast(v: EvalValue, ty: &str) -> Result<EvalValue, String> {
         };
     }
     Ok(match ty {
-        "STRING" => EvalValue::V(Value::Str(s)),
+        "STRING" => EvalValue::V(Value::Str(s.into())),
         "INT" => match n {
             Some(Num::I(i, _)) => EvalValue::V(Value::Int(i as i32)),
             Some(Num::F(f)) => EvalValue::V(Value::Int(f as i32)),
@@ -573,7 +573,7 @@ fn cast(v: EvalValue, ty: &str) -> Result<EvalValue, String> {
 /// string, boolean or null), a timestamp as its `YYYY-MM-DD HH:MM:SS.sss` text.
 pub fn to_value(v: EvalValue) -> Value {
     match v {
-        EvalValue::Ts(ms) => Value::Str(timestamp_text(ms)),
+        EvalValue::Ts(ms) => Value::Str(timestamp_text(ms).into()),
         EvalValue::V(v) => v,
     }
 }

@@ -405,7 +405,7 @@ pub fn plan(job: Job, gen: &Gen, parallelism: u32) -> Plan {
                 stream: side,
                 line: (i + 1) as u32,
                 kind: RowKind::Insert,
-                values: vec![Value::Int(e.key), Value::Long(e.id), Value::Long(e.ts)],
+                values: Box::new([Value::Int(e.key), Value::Long(e.id), Value::Long(e.ts)]),
                 ts: Some(e.ts),
                 key,
                 assigner,

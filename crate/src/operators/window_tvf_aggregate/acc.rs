@@ -49,7 +49,7 @@ pub(super) fn value_key(v: &Value) -> Option<ValueKey> {
     Some(match v {
         Value::Null => return None,
         Value::Bool(b) => ValueKey::Bool(*b),
-        Value::Str(s) => ValueKey::Str(s.clone()),
+        Value::Str(s) => ValueKey::Str(s.to_string()),
         Value::Decimal(d) => ValueKey::Dec(d.unscaled),
         other => ValueKey::Num(other.as_f64()?),
     })

@@ -326,7 +326,7 @@ mod grouping_tests {
                 for i in 0..keys.len() {
                     kv.push(match &v[2 + i] {
                         serde_json::Value::Null => crate::value::Value::Null,
-                        serde_json::Value::String(s) => crate::value::Value::Str(s.clone()),
+                        serde_json::Value::String(s) => crate::value::Value::Str(s.as_str().into()),
                         x => crate::value::Value::Int(x.as_i64().unwrap() as i32),
                     });
                 }
