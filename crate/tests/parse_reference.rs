@@ -221,7 +221,7 @@ mod reference {
             entries.push(Entry::Data(DataRow {
                 line: l.number as u32,
                 kind: l.kind,
-                values,
+                values: values.into_boxed_slice(),
                 ts,
                 subtask: l.subtask,
                 arrival: l.arrival,

@@ -150,7 +150,7 @@ pub(super) fn fast_entry(
     Some(Entry::Data(DataRow {
         line: number as u32,
         kind: RowKind::Insert,
-        values,
+        values: values.into_boxed_slice(),
         ts,
         subtask: None,
         arrival: None,

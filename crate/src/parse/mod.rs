@@ -116,7 +116,9 @@ pub struct DataRow {
     /// 1-based line number in the stream's rows text.
     pub line: u32,
     pub kind: RowKind,
-    pub values: Vec<Value>,
+    /// One value per column (a boxed slice: the entry is then as large as the plan row it
+    /// becomes, and `plan::build` turns the entries into rows in their own buffer).
+    pub values: Box<[Value]>,
     /// The event timestamp (value of the time column), if the stream has one.
     pub ts: Option<i64>,
     pub subtask: Option<u32>,
@@ -479,7 +481,7 @@ impl Reader<'_> {
         Ok(Entry::Data(DataRow {
             line: number as u32,
             kind: parts.kind,
-            values,
+            values: values.into_boxed_slice(),
             ts,
             subtask: parts.subtask,
             arrival: parts.arrival,
