@@ -11,7 +11,7 @@
 //! the windowed trace), once.
 
 use crate::operators::{OutputRow, OutputValues, SqlValue};
-use crate::parse::RowKind;
+use crate::parse::{RowKind, ValueRange};
 use crate::partition::SubtaskIndex;
 use crate::plan::{Plan, RowId};
 use crate::result::{Output, RowRef};
@@ -26,8 +26,10 @@ struct RowTable {
     streams: Vec<Arc<str>>,
     /// Per row id: the stream's index and the line.
     place: Vec<(u32, u32)>,
-    /// Per row id: the values (taken from the plan when it is handed over, else copied).
-    values: Vec<Box<[Value]>>,
+    /// The rows' values (taken from the plan when it is handed over, else copied) ...
+    values: Vec<Value>,
+    /// ... per row id: where its values are in `values`.
+    at: Vec<ValueRange>,
 }
 
 /// The compact form: the simulator's outputs and what they refer to.
@@ -100,6 +102,7 @@ impl Outputs {
                     .map(|r| (r.stream.index() as u32, r.line))
                     .collect(),
                 values: Vec::new(),
+                at: Vec::new(),
             }
         };
         Outputs {
@@ -116,14 +119,16 @@ impl Outputs {
     /// Whether the values of the rows are still to be given ([`Outputs::give_values`] or
     /// [`Outputs::copy_values`]).
     pub(crate) fn needs_values(&self) -> bool {
-        !self.compact.rows.is_empty() && self.compact.table.values.is_empty()
+        !self.compact.rows.is_empty() && self.compact.table.at.is_empty()
     }
 
-    /// The rows' values, indexed by row id, moved out of a plan that is no longer needed.
-    pub(crate) fn give_values(&mut self, values: Vec<Box<[Value]>>) {
+    /// The rows' values moved out of a plan that is no longer needed ([`Plan::values`] and
+    /// each row's range in it, indexed by row id).
+    pub(crate) fn give_values(&mut self, values: Vec<Value>, at: Vec<ValueRange>) {
         if self.needs_values() {
             if let Some(t) = Arc::get_mut(&mut self.compact.table) {
                 t.values = values;
+                t.at = at;
             }
         }
     }
@@ -131,8 +136,8 @@ impl Outputs {
     /// The rows' values copied from `plan`.
     pub(crate) fn copy_values(&mut self, plan: &Plan) {
         if self.needs_values() {
-            let values = plan.rows.iter().map(|r| r.values.clone()).collect();
-            self.give_values(values);
+            let at = plan.rows.iter().map(|r| r.values).collect();
+            self.give_values(plan.values.clone(), at);
         }
     }
 
@@ -156,7 +161,7 @@ impl Outputs {
             id,
             stream: &t.streams[stream as usize],
             line,
-            values: t.values.get(id.0 as usize).map_or(&[], |v| &v[..]),
+            values: t.at.get(id.0 as usize).map_or(&[], |r| r.of(&t.values)),
         }
     }
 

@@ -67,7 +67,7 @@ impl<'p> RowRefs<'p> {
             self.values = vec![None; self.plan.rows.len()];
         }
         let values = self.values[id.0 as usize]
-            .get_or_insert_with(|| Arc::from(&*r.values))
+            .get_or_insert_with(|| Arc::from(self.plan.row_values(r)))
             .clone();
         RowRef {
             id,
@@ -103,7 +103,7 @@ impl RowInfo {
             side: r.stream,
             line: r.line,
             kind: r.kind,
-            values: r.values.to_vec(),
+            values: plan.row_values(r).to_vec(),
             timestamp: r.ts,
             key: r.key,
             assigner: r.assigner,
@@ -431,11 +431,10 @@ impl RunResult {
             result.outputs.copy_values(&plan);
             crate::sql::eval::project(&plan, &mut result, &row_windows, &step_map);
         } else if result.outputs.needs_values() {
-            let values = std::mem::take(&mut plan.rows)
-                .into_iter()
-                .map(|r| r.values)
-                .collect();
-            result.outputs.give_values(values);
+            let at = plan.rows.iter().map(|r| r.values).collect();
+            result
+                .outputs
+                .give_values(std::mem::take(&mut plan.values), at);
         }
         if crate::SQL_OPERATORS {
             crate::sql::eval::decimal_scales(&mut result);

@@ -57,7 +57,7 @@ pub fn show_time(ms: i64) -> String {
 fn key_of(plan: &Plan, id: RowId) -> &Value {
     let r = plan.row(id);
     let k = plan.schemas[r.stream.index()].key.unwrap_or(0);
-    &r.values[k]
+    &plan.row_values(r)[k]
 }
 
 fn label(plan: &Plan, id: RowId) -> String {
@@ -147,10 +147,11 @@ fn lookup_spans(plan: &Plan) -> Vec<VersionSpan> {
     let mut out: Vec<VersionSpan> = Vec::new();
     for &id in &rows {
         let r = plan.row(id);
+        let values = plan.row_values(r);
         let k: Vec<Value> = if pk.is_empty() {
-            r.values.to_vec()
+            values.to_vec()
         } else {
-            pk.iter().map(|&c| r.values[c].clone()).collect()
+            pk.iter().map(|&c| values[c].clone()).collect()
         };
         let now = r.arrival;
         if r.kind.is_accumulate() {

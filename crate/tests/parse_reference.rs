@@ -14,7 +14,8 @@ use proptest::prelude::*;
 mod reference {
     use joinlab::error::Error;
     use joinlab::parse::{
-        Column, DataRow, Entry, ParsedStream, RowKind, Schema, MAX_COLUMNS, MAX_ROWS_PER_STREAM,
+        Column, DataRow, Entry, ParsedStream, RowKind, Schema, ValueRange, MAX_COLUMNS,
+        MAX_ROWS_PER_STREAM,
     };
     use joinlab::scenario::StreamSpec;
     use joinlab::time::parse_timestamp;
@@ -153,6 +154,7 @@ mod reference {
             .collect();
 
         let mut entries = Vec::with_capacity(lines.len());
+        let mut all_values: Vec<Value> = Vec::new();
         for l in lines {
             if let Some((text, column)) = l.wm {
                 let value = parse_timestamp(&text).map_err(|m| {
@@ -221,7 +223,14 @@ mod reference {
             entries.push(Entry::Data(DataRow {
                 line: l.number as u32,
                 kind: l.kind,
-                values: values.into_boxed_slice(),
+                values: {
+                    let start = all_values.len() as u32;
+                    all_values.extend(values);
+                    ValueRange {
+                        start,
+                        len: all_values.len() as u32 - start,
+                    }
+                },
                 ts,
                 subtask: l.subtask,
                 arrival: l.arrival,
@@ -235,6 +244,7 @@ mod reference {
                 time,
             },
             entries,
+            values: all_values,
         })
     }
 

@@ -514,7 +514,7 @@ fn unrouted(plan: &Plan, c: &Counts, causes: &mut Vec<Finding>) {
         let mut found = 0;
         for r in plan.rows.iter().filter(|r| r.stream == Side::Left) {
             text.clear();
-            let _ = write!(text, "{}", r.values[col]);
+            let _ = write!(text, "{}", plan.row_values(r)[col]);
             if split.routes.iter().any(|x| x.value == text) {
                 continue;
             }

@@ -174,7 +174,7 @@ pub(crate) fn row_lines(plan: &Plan, si: usize) -> Vec<String> {
         .iter()
         .filter(|r| r.stream == side)
         .map(|r| {
-            let vals: Vec<String> = r.values.iter().map(json_value).collect();
+            let vals: Vec<String> = plan.row_values(r).iter().map(json_value).collect();
             let kind = if r.kind == crate::parse::RowKind::Insert {
                 String::new()
             } else {

@@ -50,7 +50,7 @@ pub struct LookupJoin {
 
 impl LookupJoin {
     fn same_pk(&self, plan: &Plan, a: RowId, b: RowId) -> bool {
-        let (x, y) = (&plan.row(a).values, &plan.row(b).values);
+        let (x, y) = (plan.values(a), plan.values(b));
         if self.pk.is_empty() {
             x == y
         } else {
@@ -133,12 +133,12 @@ impl Operator for LookupJoin {
         }
         self.advance(plan, self.position[row.0 as usize]);
         let probe = plan.row(row);
-        let k = &probe.values[self.probe_key];
+        let k = &plan.row_values(probe)[self.probe_key];
         let mut found = false;
         if !k.is_null() {
             for i in 0..self.table.len() {
                 let d = self.table[i];
-                if equal_key(&plan.row(d).values[self.dim_key], k) {
+                if equal_key(&plan.values(d)[self.dim_key], k) {
                     found = true;
                     cx.emit(Some(row), Some(d), None, probe.kind, None);
                 }

@@ -207,7 +207,7 @@ impl RegularJoin {
 
     /// The map key of `row` in `side`'s view: the whole record, or its unique key's columns.
     fn record_key(&mut self, plan: &Plan, side: Side, row: RowId) -> RecordKey {
-        let values = &plan.row(row).values;
+        let values = plan.values(row);
         let cols = match side {
             Side::Left => self.left.spec.unique_key(),
             Side::Right => self.right.spec.unique_key(),
@@ -233,7 +233,7 @@ impl RegularJoin {
             }
         };
         let project = |r: RowId| -> Vec<&Value> {
-            let v = &plan.row(r).values;
+            let v = plan.values(r);
             match cols {
                 None => v.iter().collect(),
                 Some(cols) => cols.iter().map(|&c| &v[c]).collect(),

@@ -100,7 +100,7 @@ impl Operator for Split {
         let ts = r.ts;
         let mut text = std::mem::take(&mut self.text);
         text.clear();
-        let value = self.column.and_then(|c| r.values.get(c));
+        let value = self.column.and_then(|c| cx.plan.row_values(r).get(c));
         let matched = match value {
             Some(Value::Str(s)) => self.route(s),
             Some(v) => {

@@ -249,7 +249,7 @@ impl WindowOperator {
         row: RowId,
     ) -> bool {
         let add = match self.sum_col {
-            Some((col, int)) => match &cx.plan.row(row).values[col] {
+            Some((col, int)) => match &cx.plan.values(row)[col] {
                 Value::Int(v) if int => Sum::Long(*v as i64),
                 Value::Long(v) if int => Sum::Long(*v),
                 Value::Double(v) if !int => Sum::Double(*v),

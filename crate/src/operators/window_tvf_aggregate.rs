@@ -319,7 +319,7 @@ impl WindowTvfAggregate {
                 .zip(&set.kept)
                 .map(|(&c, &kept)| {
                     if kept {
-                        SqlValue::of(&row.values[c])
+                        SqlValue::of(&cx.plan.row_values(row)[c])
                     } else {
                         SqlValue::Null
                     }
@@ -332,7 +332,9 @@ impl WindowTvfAggregate {
             // Several GROUP BY columns: the values of any row of the group.
             (cols, Some(&r)) => {
                 let row = cx.plan.row(r);
-                cols.iter().map(|&c| SqlValue::of(&row.values[c])).collect()
+                cols.iter()
+                    .map(|&c| SqlValue::of(&cx.plan.row_values(row)[c]))
+                    .collect()
             }
             (cols, None) => vec![SqlValue::Null; cols.len()],
         }
@@ -533,7 +535,7 @@ impl WindowTvfAggregate {
             );
             return;
         }
-        let values = cx.plan.row(row).values.clone();
+        let values = cx.plan.values(row).to_vec();
         if merged_windows.is_empty() {
             // A new session, or the new window equal to an in-flight one.
             match list
@@ -634,7 +636,7 @@ impl WindowTvfAggregate {
                 // LocalSlicingWindowAggOperator.processElement: into the local buffer.
                 let slice = sl.slice_end(ts);
                 let a = r.assigner as usize;
-                let values = r.values.clone();
+                let values = cx.plan.row_values(r).to_vec();
                 if let Some(local) = self.locals.get_mut(a) {
                     local
                         .buffer

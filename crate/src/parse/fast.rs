@@ -60,6 +60,7 @@ pub(super) fn fast_entry(
     infer: bool,
     guesses: &mut [Guess],
     spans: &mut Vec<(usize, usize)>,
+    values: &mut Vec<Value>,
 ) -> Option<Entry> {
     let b = raw.as_bytes();
     let c0 = *b.first()?;
@@ -116,7 +117,8 @@ pub(super) fn fast_entry(
     }
     // Time and typed values first: any of them that does not read sends the line the full way
     // before a guess is touched.
-    let mut values = Vec::with_capacity(slots.len());
+    // Pushed to the end of `values`; the caller drops them when this gives up (`None`).
+    let start = values.len();
     let mut ts = None;
     for (slot, &(s, e)) in slots.iter().zip(spans.iter()) {
         let text = &raw[s..e];
@@ -143,14 +145,14 @@ pub(super) fn fast_entry(
     if infer {
         for (ci, (slot, &(s, e))) in slots.iter().zip(spans.iter()).enumerate() {
             if *slot == Slot::Infer {
-                values[ci] = guesses[ci].read(&raw[s..e], false);
+                values[start + ci] = guesses[ci].read(&raw[s..e], false);
             }
         }
     }
     Some(Entry::Data(DataRow {
         line: number as u32,
         kind: RowKind::Insert,
-        values: values.into_boxed_slice(),
+        values: ValueRange::since(start, values),
         ts,
         subtask: None,
         arrival: None,

@@ -159,19 +159,17 @@ impl Guess {
 }
 
 /// Turns the integers stored in column `ci` into the column's wider type (`Fix::Widen`).
-pub(super) fn widen(entries: &mut [Entry], ci: usize, ty: ColumnType) {
-    for e in entries {
-        if let Entry::Data(r) = e {
-            let v = &mut r.values[ci];
-            let n = match *v {
-                Value::Int(n) => n as i64,
-                Value::Long(n) => n,
-                _ => continue,
-            };
-            *v = match ty {
-                ColumnType::Double => Value::Double(n as f64),
-                _ => Value::Long(n),
-            };
-        }
+/// `values` holds the stream's rows' values, `columns` a row.
+pub(super) fn widen(values: &mut [Value], columns: usize, ci: usize, ty: ColumnType) {
+    for v in values.iter_mut().skip(ci).step_by(columns) {
+        let n = match *v {
+            Value::Int(n) => n as i64,
+            Value::Long(n) => n,
+            _ => continue,
+        };
+        *v = match ty {
+            ColumnType::Double => Value::Double(n as f64),
+            _ => Value::Long(n),
+        };
     }
 }

@@ -116,13 +116,44 @@ pub struct DataRow {
     /// 1-based line number in the stream's rows text.
     pub line: u32,
     pub kind: RowKind,
-    /// One value per column (a boxed slice: the entry is then as large as the plan row it
-    /// becomes, and `plan::build` turns the entries into rows in their own buffer).
-    pub values: Box<[Value]>,
+    /// Where its values (one per column) are in the buffer of all rows' values
+    /// ([`ParsedStream::values`]): no allocation per row.
+    pub values: ValueRange,
     /// The event timestamp (value of the time column), if the stream has one.
     pub ts: Option<i64>,
     pub subtask: Option<u32>,
     pub arrival: Option<i64>,
+}
+
+/// Where a row's values are in a buffer of many rows' values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ValueRange {
+    /// The index of the row's first value.
+    pub start: u32,
+    /// How many values (the stream's columns).
+    pub len: u32,
+}
+
+// Every index fits: at most MAX_COLUMNS values a row, MAX_ROWS_PER_STREAM rows a stream, and a
+// scenario of a few streams.
+const _: () = assert!((MAX_ROWS_PER_STREAM * MAX_COLUMNS * 8) as u64 <= u32::MAX as u64);
+
+impl ValueRange {
+    /// The range starting at `start` up to the end of `values` (what was just pushed).
+    pub(crate) fn since(start: usize, values: &[Value]) -> ValueRange {
+        ValueRange {
+            start: start as u32,
+            len: (values.len() - start) as u32,
+        }
+    }
+    /// The indices in the buffer.
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..(self.start + self.len) as usize
+    }
+    /// The row's values in `values`.
+    pub fn of(self, values: &[Value]) -> &[Value] {
+        &values[self.range()]
+    }
 }
 
 /// A parsed stream.
@@ -130,6 +161,15 @@ pub struct DataRow {
 pub struct ParsedStream {
     pub schema: Schema,
     pub entries: Vec<Entry>,
+    /// The values of all its data rows, each row's in its [`DataRow::values`] range.
+    pub values: Vec<Value>,
+}
+
+impl ParsedStream {
+    /// A data row's values.
+    pub fn row_values(&self, r: &DataRow) -> &[Value] {
+        r.values.of(&self.values)
+    }
 }
 
 /// Limits that keep a pasted input from exhausting memory.
@@ -144,18 +184,26 @@ pub const MAX_COLUMNS: usize = 64;
 /// a bad annotation, too many rows) anywhere in the text, then the first value that does not fit
 /// its column.
 pub fn parse_stream(spec: &StreamSpec, parallelism: u32) -> Result<ParsedStream, Error> {
-    let mut entries = Vec::with_capacity(entry_capacity(&spec.rows));
-    let schema = parse_stream_into(spec, parallelism, &mut entries)?;
-    Ok(ParsedStream { schema, entries })
+    let lines = entry_capacity(&spec.rows);
+    let mut entries = Vec::with_capacity(lines);
+    let mut values = Vec::with_capacity(lines * spec.columns.len().min(MAX_COLUMNS));
+    let schema = parse_stream_into(spec, parallelism, &mut entries, &mut values)?;
+    Ok(ParsedStream {
+        schema,
+        entries,
+        values,
+    })
 }
 
-/// [`parse_stream`] with the entries appended to `entries` (which holds part of them after an
-/// error): `plan::build` reads both streams into one buffer and turns it into the plan's rows
-/// in place. The caller reserves room ([`entry_capacity`]).
+/// [`parse_stream`] with the entries appended to `entries` and their values to `values` (which
+/// hold part of them after an error): `plan::build` reads both streams into one buffer of
+/// entries, turned into the plan's rows in place, and one of values, which becomes the plan's.
+/// The caller reserves room for both ([`entry_capacity`], times the columns for the values).
 pub(crate) fn parse_stream_into(
     spec: &StreamSpec,
     parallelism: u32,
     entries: &mut Vec<Entry>,
+    values: &mut Vec<Value>,
 ) -> Result<Schema, Error> {
     let name = spec.name.as_str();
     if name.trim().is_empty() {
@@ -241,7 +289,8 @@ pub(crate) fn parse_stream_into(
         names: &names,
     };
     let base = entries.len();
-    let guesses = reader.read(&spec.rows, &slots, entries)?;
+    let values_base = values.len();
+    let guesses = reader.read(&spec.rows, &slots, entries, values)?;
     let mut types: Vec<ColumnType> = slots
         .iter()
         .map(|s| match s {
@@ -257,7 +306,7 @@ pub(crate) fn parse_stream_into(
             match g.fix(types[ci]) {
                 Fix::None => {}
                 Fix::Reread => reread = true,
-                Fix::Widen => widen(&mut entries[base..], ci, types[ci]),
+                Fix::Widen => widen(&mut values[values_base..], slots.len(), ci, types[ci]),
             }
         }
     }
@@ -273,7 +322,8 @@ pub(crate) fn parse_stream_into(
             })
             .collect();
         entries.truncate(base);
-        reader.read(&spec.rows, &typed, entries)?;
+        values.truncate(values_base);
+        reader.read(&spec.rows, &typed, entries, values)?;
     }
     let columns = declared
         .into_iter()
@@ -344,6 +394,7 @@ impl Reader<'_> {
         rows: &str,
         slots: &[Slot],
         entries: &mut Vec<Entry>,
+        values: &mut Vec<Value>,
     ) -> Result<Vec<Guess>, Error> {
         let stream = self.stream;
         let mut guesses = vec![Guess::new(); slots.len()];
@@ -361,10 +412,15 @@ impl Reader<'_> {
             // values that read without an error take the fast path; anything else, and every
             // error, the full one below (so messages come from one place).
             if bad_value.is_none() && count < MAX_ROWS_PER_STREAM {
-                if let Some(e) = fast_entry(number, raw, slots, infer, &mut guesses, &mut spans) {
-                    count += 1;
-                    entries.push(e);
-                    continue;
+                let start = values.len();
+                match fast_entry(number, raw, slots, infer, &mut guesses, &mut spans, values) {
+                    Some(e) => {
+                        count += 1;
+                        entries.push(e);
+                        continue;
+                    }
+                    // The values it read before giving up are read again below.
+                    None => values.truncate(start),
                 }
             }
             let Some(parts) = self.split_line(number, raw, &mut fields)? else {
@@ -387,6 +443,7 @@ impl Reader<'_> {
                 slots,
                 &mut guesses,
                 &mut scratch,
+                values,
             ) {
                 Ok(e) => entries.push(e),
                 Err(e) => bad_value = Some(e),
@@ -409,6 +466,7 @@ impl Reader<'_> {
         slots: &[Slot],
         guesses: &mut [Guess],
         scratch: &mut String,
+        values: &mut Vec<Value>,
     ) -> Result<Entry, Error> {
         let stream = self.stream;
         if let Some((start, end)) = parts.wm {
@@ -441,7 +499,7 @@ impl Reader<'_> {
                 ),
             ));
         }
-        let mut values = Vec::with_capacity(slots.len());
+        let start = values.len();
         let mut ts = None;
         for (ci, f) in fields.iter().enumerate() {
             let text = field_text(raw, f, scratch);
@@ -481,7 +539,7 @@ impl Reader<'_> {
         Ok(Entry::Data(DataRow {
             line: number as u32,
             kind: parts.kind,
-            values: values.into_boxed_slice(),
+            values: ValueRange::since(start, values),
             ts,
             subtask: parts.subtask,
             arrival: parts.arrival,
@@ -819,7 +877,7 @@ mod tests {
         match &p.entries[1] {
             Entry::Data(r) => {
                 assert_eq!(r.line, 4);
-                assert_eq!(r.values[0], Value::Str("Bo, b".into()));
+                assert_eq!(p.row_values(r)[0], Value::Str("Bo, b".into()));
                 assert_eq!(r.subtask, Some(1));
                 assert_eq!(r.arrival, Some(5));
                 assert_eq!(r.ts, Some(8000));

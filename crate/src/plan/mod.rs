@@ -3,7 +3,7 @@
 
 use crate::error::Error;
 use crate::javahash::{java_hash_code, sql_key_hash, sql_key_hash_typed};
-use crate::parse::{entry_capacity, parse_stream_into, Entry, RowKind, Schema, Side};
+use crate::parse::{entry_capacity, parse_stream_into, Entry, RowKind, Schema, Side, ValueRange};
 use crate::partition::{
     default_max_parallelism, key_group_for_hash, subtask_for_key_group, KeyGroup, SubtaskIndex,
 };
@@ -42,8 +42,8 @@ pub struct InputRow {
     /// 1-based line in the stream's rows text.
     pub line: u32,
     pub kind: RowKind,
-    /// The row's values, one per column; a boxed slice has no capacity field to carry.
-    pub values: Box<[Value]>,
+    /// Where the row's values (one per column) are in [`Plan::values`].
+    pub values: ValueRange,
     /// Event timestamp; `None` when the stream has no time column.
     pub ts: Option<i64>,
     pub key: KeyId,
@@ -152,6 +152,9 @@ pub struct Plan {
     pub operator: OperatorKind,
     pub schemas: Vec<Schema>,
     pub rows: Vec<InputRow>,
+    /// The values of all rows, each row's in its [`InputRow::values`] range: one buffer, no
+    /// allocation per row.
+    pub values: Vec<Value>,
     pub keys: Vec<KeyInfo>,
     /// Everything that reaches the job, in order ([`Arrivals::iter`]).
     pub arrivals: Arrivals,
@@ -168,6 +171,14 @@ pub struct Plan {
 impl Plan {
     pub fn row(&self, id: RowId) -> &InputRow {
         &self.rows[id.0 as usize]
+    }
+    /// The values of row `id`.
+    pub fn values(&self, id: RowId) -> &[Value] {
+        self.rows[id.0 as usize].values.of(&self.values)
+    }
+    /// The values of `row` (a row of this plan).
+    pub fn row_values(&self, row: &InputRow) -> &[Value] {
+        row.values.of(&self.values)
     }
     pub fn stream_name(&self, side: Side) -> &str {
         &self.schemas[side.index()].name
@@ -313,12 +324,20 @@ fn build_unchecked(source: Source<'_>, limits: Limits) -> Result<Plan, Error> {
     // Both streams' entries in one buffer, which becomes the plan's rows in place (below).
     // Room for both at once: growing the buffer for the second stream would copy the first's
     // entries where `realloc` cannot move pages (WebAssembly).
-    let mut entries: Vec<Entry> =
-        Vec::with_capacity(streams.iter().map(|s| entry_capacity(&s.rows)).sum());
+    // Their values in another, which becomes the plan's values; room for both streams too.
+    let lines: Vec<usize> = streams.iter().map(|s| entry_capacity(&s.rows)).collect();
+    let mut entries: Vec<Entry> = Vec::with_capacity(lines.iter().sum());
+    let mut values: Vec<Value> = Vec::with_capacity(
+        streams
+            .iter()
+            .zip(&lines)
+            .map(|(s, n)| n * s.columns.len().min(crate::parse::MAX_COLUMNS))
+            .sum(),
+    );
     let mut parsed = Vec::new();
     for s in streams {
         let start = entries.len();
-        let schema = parse_stream_into(s, p, &mut entries)?;
+        let schema = parse_stream_into(s, p, &mut entries, &mut values)?;
         parsed.push(Parsed {
             schema,
             range: start..entries.len(),
@@ -385,7 +404,8 @@ fn build_unchecked(source: Source<'_>, limits: Limits) -> Result<Plan, Error> {
             .filter(|_| !cols.is_empty())
         {
             if let Entry::Data(r) = e {
-                if let Some(&c) = cols.iter().find(|&&c| r.values[c].is_null()) {
+                let rv = r.values.of(&values);
+                if let Some(&c) = cols.iter().find(|&&c| rv[c].is_null()) {
                     return Err(Error::row(&ps.schema.name, r.line as usize, 1, format!("the primary key column {:?} is NULL (a PRIMARY KEY column is NOT NULL)", ps.schema.columns[c].name)));
                 }
             }
@@ -573,14 +593,15 @@ fn build_unchecked(source: Source<'_>, limits: Limits) -> Result<Plan, Error> {
                 if r.kind != RowKind::Insert && !cx.changelog_ok {
                     return Err(Error::row(&schema.name, r.line as usize, 1, format!("row kind {} is only accepted by the regular join and by the versioned or dimension table (right stream) of a temporal or lookup join (this input must be append-only)", r.kind.short())));
                 }
+                let rv = r.values.of(&values);
                 let group_key: Option<Vec<Value>> = cx
                     .group_cols
                     .as_ref()
-                    .map(|cols| cols.iter().map(|&c| r.values[c].clone()).collect());
+                    .map(|cols| cols.iter().map(|&c| rv[c].clone()).collect());
                 let composite = group_key.as_deref().map(composite_key);
                 let key_value = match (&composite, cx.key_col) {
                     (Some(c), _) => c,
-                    (None, Some(k)) => &r.values[k],
+                    (None, Some(k)) => &rv[k],
                     _ => &null,
                 };
                 if keyed && !sql && key_value.is_null() {
@@ -748,6 +769,7 @@ fn build_unchecked(source: Source<'_>, limits: Limits) -> Result<Plan, Error> {
         operator: op,
         schemas,
         rows,
+        values,
         keys,
         arrivals,
         assigner_parallelism: p,
@@ -964,7 +986,7 @@ mod tests {
                             stream: side,
                             line,
                             kind: RowKind::Insert,
-                            values: Box::default(),
+                            values: ValueRange::default(),
                             ts: None,
                             key: KeyId(0),
                             assigner: 0,

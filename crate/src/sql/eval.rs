@@ -241,7 +241,7 @@ pub fn filtered(plan: &Plan) -> Vec<bool> {
                 return false;
             };
             let mut values = [None, None];
-            values[side] = Some(&r.values[..]);
+            values[side] = Some(plan.row_values(r));
             let view = RowView {
                 columns,
                 values,

@@ -406,15 +406,16 @@ pub fn script_and_query(sc: &Scenario) -> Result<(String, usize), Error> {
                     "a WM row has no SQL form",
                 )),
                 Entry::Data(r) => {
+                    let values = parsed.row_values(r);
                     if let Some((ti, ci, src, p)) = computed {
                         // The row's time must be what the computed column gives.
-                        let want = match r.values.get(ci) {
+                        let want = match values.get(ci) {
                             Some(Value::Int(v)) => Some(*v as i64),
                             Some(Value::Long(v)) => Some(*v),
                             _ => None,
                         }
                         .and_then(|v| if p == 0 { v.checked_mul(1000) } else { Some(v) });
-                        if want.is_none() || r.values.get(ti) != want.map(Value::Long).as_ref() {
+                        if want.is_none() || values.get(ti) != want.map(Value::Long).as_ref() {
                             return Err(Error::row(
                                 &spec.name,
                                 r.line as usize,
@@ -423,8 +424,7 @@ pub fn script_and_query(sc: &Scenario) -> Result<(String, usize), Error> {
                             ));
                         }
                     }
-                    let vals: Vec<String> = r
-                        .values
+                    let vals: Vec<String> = values
                         .iter()
                         .enumerate()
                         .filter(|(ci, _)| computed.is_none_or(|(ti, ..)| ti != *ci))

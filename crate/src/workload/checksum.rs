@@ -42,7 +42,7 @@ pub fn window_term(key: i64, start: i64, count: u64) -> u64 {
 }
 
 pub(super) fn id_of(plan: &Plan, id: RowId) -> i64 {
-    match plan.row(id).values[1] {
+    match plan.values(id)[1] {
         Value::Long(v) => v,
         Value::Int(v) => v as i64,
         ref other => panic!("id column holds {other:?}"),

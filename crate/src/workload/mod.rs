@@ -38,7 +38,7 @@ use crate::operators::{
     interval_join::IntervalJoin, regular_join::RegularJoin, split::Split,
     sql_interval_join::SqlIntervalJoin, window::WindowOperator, Ctx, Operator, Sink,
 };
-use crate::parse::{Column, RowKind, Schema, Side};
+use crate::parse::{Column, RowKind, Schema, Side, ValueRange};
 use crate::partition::{
     default_max_parallelism, key_group_for_hash, subtask_for_key_group, SubtaskIndex,
 };
@@ -359,6 +359,7 @@ pub fn plan(job: Job, gen: &Gen, parallelism: u32) -> Plan {
     let n = gen.n as usize;
     let max_parallelism = default_max_parallelism(p);
     let mut rows = Vec::with_capacity(n * streams);
+    let mut values: Vec<Value> = Vec::with_capacity(n * streams * 3);
     let mut keys: Vec<KeyInfo> = Vec::new();
     // Key value → KeyId (keys are small non-negative ints).
     let mut key_ids: Vec<Option<KeyId>> = vec![None; if keyed { gen.keys as usize } else { 1 }];
@@ -405,7 +406,11 @@ pub fn plan(job: Job, gen: &Gen, parallelism: u32) -> Plan {
                 stream: side,
                 line: (i + 1) as u32,
                 kind: RowKind::Insert,
-                values: Box::new([Value::Int(e.key), Value::Long(e.id), Value::Long(e.ts)]),
+                values: {
+                    let start = values.len();
+                    values.extend([Value::Int(e.key), Value::Long(e.id), Value::Long(e.ts)]);
+                    ValueRange::since(start, &values)
+                },
                 ts: Some(e.ts),
                 key,
                 assigner,
@@ -472,6 +477,7 @@ pub fn plan(job: Job, gen: &Gen, parallelism: u32) -> Plan {
         operator: op,
         schemas: (0..streams).map(schema).collect(),
         rows,
+        values,
         keys,
         arrivals,
         assigner_parallelism: p,
