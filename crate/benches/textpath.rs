@@ -2,7 +2,7 @@
 //! from it (`plan::build`), timed apart, best of N in one process.
 //!
 //! ```text
-//! cargo bench --bench textpath -- [--rows N] [--reps R] [--inputs w1,paste]
+//! cargo bench --bench textpath -- [--rows N] [--reps R] [--inputs w1,paste] [--first build]
 //! ```
 //!
 //! Inputs (`--rows N`, default 1,000,000):
@@ -14,7 +14,13 @@
 //! Figures per input: `parse` (every stream through `parse_stream`), `build` (`plan::build`,
 //! which parses again and resolves the plan), and `plan` = build − parse (the plan's own cost,
 //! per row); each the least CPU time of the thread over the repetitions (the machine may be
-//! shared), with the least wall time beside it.
+//! shared), with the least wall time beside it, and the first repetition's CPU time apart:
+//! in the first one every buffer is new memory and pays its page faults; later ones may
+//! reuse what the allocator kept from the one before (small blocks are kept, buffers above
+//! glibc's mmap threshold go back to the system and are faulted in again), so a parser
+//! allocating per row and one filling a few large buffers compare differently in each.
+//! The parse runs first, so the build's first run finds what the parse's runs left; with
+//! `--first build` the build runs first instead (its first run is then the fresh one).
 
 mod common;
 use common::paste_scenario;
@@ -32,20 +38,29 @@ fn cpu_s() -> f64 {
         .map_or(f64::NAN, |ns| ns / 1e9)
 }
 
-/// The least CPU time and the least wall time of `reps` runs of `f`, and the size of its
-/// result (dropped after the clock stops: freeing the rows is not reading them).
-fn best<T>(reps: usize, mut f: impl FnMut() -> T, size: impl Fn(&T) -> usize) -> (f64, f64, usize) {
-    let (mut cpu, mut wall) = (f64::INFINITY, f64::INFINITY);
+/// The least CPU time and the least wall time of `reps` runs of `f`, the first run's CPU
+/// time, and the size of its result (dropped after the clock stops: freeing the rows is not
+/// reading them).
+fn best<T>(
+    reps: usize,
+    mut f: impl FnMut() -> T,
+    size: impl Fn(&T) -> usize,
+) -> (f64, f64, f64, usize) {
+    let (mut cpu, mut wall, mut first) = (f64::INFINITY, f64::INFINITY, f64::NAN);
     let mut out = 0;
-    for _ in 0..reps {
+    for i in 0..reps {
         let (c, t) = (cpu_s(), Instant::now());
         let v = f();
         wall = wall.min(t.elapsed().as_secs_f64());
-        cpu = cpu.min(cpu_s() - c);
+        let spent = cpu_s() - c;
+        cpu = cpu.min(spent);
+        if i == 0 {
+            first = spent;
+        }
         out = size(&v);
         drop(v);
     }
-    (cpu, wall, out)
+    (cpu, wall, first, out)
 }
 
 fn main() {
@@ -59,9 +74,14 @@ fn main() {
     let n: u64 = arg("--rows").map_or(1_000_000, |v| v.parse().expect("--rows N"));
     let reps: usize = arg("--reps").map_or(5, |v| v.parse().expect("--reps R"));
     let inputs = arg("--inputs").unwrap_or_else(|| "w1,paste".into());
+    let build_first_flag = match arg("--first").as_deref() {
+        None | Some("parse") => false,
+        Some("build") => true,
+        Some(other) => panic!("--first parse|build, not {other:?}"),
+    };
     println!("Times are the least CPU time of the thread over {reps} runs (least wall time in brackets).\n");
-    println!("| input | rows | text | parse | parse MB/s | plan::build | plan (build − parse) | plan ns/row |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("| input | rows | text | parse | parse MB/s | plan::build | plan (build − parse) | plan ns/row | first run: parse | MB/s | plan::build | plan ns/row |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for input in inputs.split(',') {
         let sc = match input {
             "w1" => workload::scenario(Job::IntervalJoin, &Gen::reference(n), 1),
@@ -70,25 +90,37 @@ fn main() {
         };
         let bytes: usize = sc.streams.iter().map(|s| s.rows.len()).sum();
         let p = sc.job.parallelism;
-        let (parse_s, parse_wall, rows) = best(
-            reps,
-            || {
-                sc.streams
-                    .iter()
-                    .map(|s| parse_stream(s, p).expect("parses"))
-                    .collect::<Vec<_>>()
-            },
-            |v| v.iter().map(|s| s.entries.len()).sum(),
-        );
-        let (build_s, build_wall, built) = best(
-            reps,
-            || plan::build(&sc, workload::limits()).expect("builds"),
-            |plan| plan.rows.len(),
-        );
+        let parse = || {
+            best(
+                reps,
+                || {
+                    sc.streams
+                        .iter()
+                        .map(|s| parse_stream(s, p).expect("parses"))
+                        .collect::<Vec<_>>()
+                },
+                |v| v.iter().map(|s| s.entries.len()).sum(),
+            )
+        };
+        let build = || {
+            best(
+                reps,
+                || plan::build(&sc, workload::limits()).expect("builds"),
+                |plan| plan.rows.len(),
+            )
+        };
+        let ((parse_s, parse_wall, parse_first, rows), (build_s, build_wall, build_first, built)) =
+            if build_first_flag {
+                let b = build();
+                (parse(), b)
+            } else {
+                let a = parse();
+                (a, build())
+            };
         assert_eq!(rows, built, "every entry of these inputs is a data row");
         let plan_s = build_s - parse_s;
         println!(
-            "| {input} | {rows} | {:.1} MB | {:.1} ms ({:.1}) | {:.0} | {:.1} ms ({:.1}) | {:.1} ms | {:.1} |",
+            "| {input} | {rows} | {:.1} MB | {:.1} ms ({:.1}) | {:.0} | {:.1} ms ({:.1}) | {:.1} ms | {:.1} | {:.1} ms | {:.0} | {:.1} ms | {:.1} |",
             bytes as f64 / 1e6,
             parse_s * 1e3,
             parse_wall * 1e3,
@@ -97,6 +129,10 @@ fn main() {
             build_wall * 1e3,
             plan_s * 1e3,
             plan_s * 1e9 / rows as f64,
+            parse_first * 1e3,
+            bytes as f64 / 1e6 / parse_first,
+            build_first * 1e3,
+            (build_first - parse_first) * 1e9 / rows as f64,
         );
     }
 }

@@ -46,8 +46,17 @@ impl Borrow<str> for ThinStr {
 
 impl From<&str> for ThinStr {
     fn from(s: &str) -> ThinStr {
-        let mut v = ThinVec::with_capacity(s.len());
-        v.extend_from_slice(s.as_bytes());
+        if s.is_empty() {
+            return ThinStr(ThinVec::new());
+        }
+        // One copy of the bytes (`extend_from_slice` would push them one by one).
+        let mut v: ThinVec<u8> = ThinVec::with_capacity(s.len());
+        // SAFETY: the capacity is at least `s.len()`, the regions are distinct, and the
+        // length is set to the bytes just written.
+        unsafe {
+            std::ptr::copy_nonoverlapping(s.as_ptr(), v.as_mut_ptr(), s.len());
+            v.set_len(s.len());
+        }
         ThinStr(v)
     }
 }
@@ -129,7 +138,8 @@ mod tests {
     #[test]
     fn reads_hashes_orders_and_prints_as_its_str() {
         assert_eq!(std::mem::size_of::<ThinStr>(), std::mem::size_of::<usize>());
-        let words = ["", "a", "ab", "b", "é", "日本", "a\u{0}b", "zz"];
+        let long = "x".repeat(1000);
+        let words = ["", "a", "ab", "b", "é", "日本", "a\u{0}b", "zz", &long];
         for a in words {
             let t = ThinStr::from(a);
             assert_eq!(&*t, a);
