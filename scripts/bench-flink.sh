@@ -3,7 +3,8 @@
 # a local MiniCluster in one JVM (-Xmx2g), Flink defaults, a DataGeneratorSource per stream, a
 # counting sink that checks the document's counts and checksums. Usage:
 #
-#   bash scripts/bench-flink.sh [--workloads W1,W2,W3,W4] [--n 1000000[,5000000]] [--p 1] [--reps 3] [--warmup 1]
+#   bash scripts/bench-flink.sh [--workloads W1,W2,W3,W4] [--n 1000000[,5000000]] [--p 1] [--reps 3] [--warmup 1] \
+#                              [--idle-wait SECONDS [--idle-cores 0.3]]
 #
 # Installs Flink's jars when missing (PyPI's apache-flink ships them) into
 # ${XDG_CACHE_HOME:-$HOME/.cache}/joinlab-flink-venv, as scripts/conformance.sh does, compiles
@@ -44,6 +45,7 @@ done
 
 echo "# $(date -u '+%Y-%m-%d %H:%M:%S UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
 status=0
-java -Xmx2g "${OPENS[@]}" -Dlog4j.configurationFile="$PWD/bench/flink/log4j2.properties" -cp "$LIB/*:$OUT" FlinkBench "$@" || status=$?
+HZ="$(getconf CLK_TCK 2>/dev/null || echo 100)"
+java -Xmx2g "${OPENS[@]}" -Dbench.user.hz="$HZ" -Dlog4j.configurationFile="$PWD/bench/flink/log4j2.properties" -cp "$LIB/*:$OUT" FlinkBench "$@" || status=$?
 echo "# $(date -u '+%Y-%m-%d %H:%M:%S UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
 exit "$status"

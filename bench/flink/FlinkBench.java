@@ -76,7 +76,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * time are printed beside it.
  *
  * <p>Usage: {@code FlinkBench [--workloads W1,W2,W3,W4] [--n 1000000[,5000000]] [--p 1]
- * [--reps 3] [--warmup 1]}
+ * [--reps 3] [--warmup 1] [--idle-wait SECONDS [--idle-cores 0.3]]}: {@code --idle-wait} waits
+ * before each timed run (at most that long) until the other processes of the machine use less
+ * than {@code --idle-cores} cores; each run prints the cores the others used while it ran.
  */
 public class FlinkBench {
 
@@ -358,6 +360,8 @@ public class FlinkBench {
         long netMs;
         double wallS;
         double cpuS;
+        /** CPU time of the other processes during the run, in cores (their CPU seconds / wall seconds). */
+        double othersCores;
         String loadBefore;
         String loadAfter;
         String tasks;
@@ -369,6 +373,49 @@ public class FlinkBench {
             return f[0] + " " + f[1] + " " + f[2];
         } catch (Exception e) {
             return "?";
+        }
+    }
+
+    /** The machine's busy CPU time so far (all processes), in clock ticks; -1 if unknown. */
+    static long machineBusyTicks() {
+        try {
+            String[] f = Files.readAllLines(Paths.get("/proc/stat")).get(0).trim().split("\\s+");
+            // cpu user nice system idle iowait irq softirq steal ...
+            long busy = 0;
+            for (int i = 1; i < f.length && i <= 8; i++) {
+                if (i != 4 && i != 5) {
+                    busy += Long.parseLong(f[i]);
+                }
+            }
+            return busy;
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
+    /** Clock ticks per second of /proc/stat (USER_HZ), 100 on Linux unless told otherwise. */
+    static final double TICKS = Double.parseDouble(System.getProperty("bench.user.hz", "100"));
+
+    /**
+     * Waits (at most maxWaitS seconds) until the other processes use less than maxCores cores
+     * over 3 s (this JVM is idle between jobs, so the machine's busy time is theirs); returns
+     * the seconds waited.
+     */
+    static double waitIdle(double maxCores, double maxWaitS) throws InterruptedException {
+        long t0 = System.nanoTime();
+        while (true) {
+            long b0 = machineBusyTicks();
+            long c0 = cpuNanos();
+            Thread.sleep(3000);
+            long b1 = machineBusyTicks();
+            long c1 = cpuNanos();
+            double others = ((b1 - b0) / TICKS - (c1 - c0) / 1e9) / 3.0;
+            double waited = (System.nanoTime() - t0) / 1e9;
+            if (b0 < 0 || others < maxCores || waited >= maxWaitS) {
+                return waited;
+            }
+            System.out.printf(Locale.ROOT, "  (others use %.2f cores: waiting, %.0f s so far)%n", others, waited);
+            Thread.sleep(7000);
         }
     }
 
@@ -394,17 +441,20 @@ public class FlinkBench {
         }
         r.tasks = tasks.toString();
         r.loadBefore = loadavg();
+        long b0 = machineBusyTicks();
         long c0 = cpuNanos();
         long t0 = System.nanoTime();
         mc.submitJob(jg).get();
         JobResult res = mc.requestJobResult(jg.getJobID()).get();
         long t1 = System.nanoTime();
         long c1 = cpuNanos();
+        long b1 = machineBusyTicks();
         r.loadAfter = loadavg();
         JobExecutionResult jer = res.toJobExecutionResult(FlinkBench.class.getClassLoader()); // throws if the job failed
         r.netMs = jer.getNetRuntime();
         r.wallS = (t1 - t0) / 1e9;
         r.cpuS = (c1 - c0) / 1e9;
+        r.othersCores = b0 < 0 || b1 < 0 ? Double.NaN : Math.max(0, (b1 - b0) / TICKS - r.cpuS) / r.wallS;
         r.count = COUNT.get();
         r.sum = SUM.get();
         return r;
@@ -423,6 +473,8 @@ public class FlinkBench {
         int p = 1;
         int reps = 3;
         int warmup = 1;
+        double idleWaitS = 0;
+        double idleCores = 0.3;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             String v = i + 1 < args.length ? args[i + 1] : null;
@@ -447,12 +499,20 @@ public class FlinkBench {
                     reps = Integer.parseInt(v);
                     i++;
                     break;
+                case "--idle-wait":
+                    idleWaitS = Double.parseDouble(v);
+                    i++;
+                    break;
+                case "--idle-cores":
+                    idleCores = Double.parseDouble(v);
+                    i++;
+                    break;
                 case "--warmup":
                     warmup = Integer.parseInt(v);
                     i++;
                     break;
                 default:
-                    System.err.println("usage: FlinkBench [--workloads W1,W2,W3,W4] [--n 1000000[,5000000]] [--p 1] [--reps 3] [--warmup 1]");
+                    System.err.println("usage: FlinkBench [--workloads W1,W2,W3,W4] [--n 1000000[,5000000]] [--p 1] [--reps 3] [--warmup 1] [--idle-wait SECONDS [--idle-cores 0.3]]");
                     System.exit(2);
             }
         }
@@ -496,12 +556,15 @@ public class FlinkBench {
                 boolean ok = true;
                 for (int k = 0; k < warmup + reps; k++) {
                     boolean timed = k >= warmup;
+                    if (timed && idleWaitS > 0) {
+                        waitIdle(idleCores, idleWaitS);
+                    }
                     Run r = run(mc, w, n, p);
                     boolean good = exp == null || (r.count == exp[0] && r.sum == exp[1]);
-                    System.out.printf(Locale.ROOT, "%s N=%d p=%d %s %d: outputs %d checksum 0x%016x %s; net %.3f s (%s), wall %.3f s, CPU %.2f s; load %s -> %s%n",
+                    System.out.printf(Locale.ROOT, "%s N=%d p=%d %s %d: outputs %d checksum 0x%016x %s; net %.3f s (%s), wall %.3f s, CPU %.2f s, others' CPU %.2f cores; load %s -> %s%n",
                             w, n, p, timed ? "run" : "warm-up", timed ? k - warmup + 1 : k + 1, r.count, r.sum,
                             exp == null ? "(no reference)" : good ? "ok" : String.format(Locale.ROOT, "MISMATCH (expected %d 0x%016x)", exp[0], exp[1]),
-                            r.netMs / 1e3, rate(inputs / (r.netMs / 1e3)), r.wallS, r.cpuS, r.loadBefore, r.loadAfter);
+                            r.netMs / 1e3, rate(inputs / (r.netMs / 1e3)), r.wallS, r.cpuS, r.othersCores, r.loadBefore, r.loadAfter);
                     ok &= good;
                     if (k == 0) {
                         System.out.println("  tasks: " + r.tasks);
@@ -515,9 +578,9 @@ public class FlinkBench {
                 }
                 allOk &= ok;
                 if (best != null) {
-                    rows.add(String.format(Locale.ROOT, "| %s | %d | %d | %d | %d | 0x%016x | %s | %.2f s | %s | %.2f s | %.2f s | %s | %s → %s |",
+                    rows.add(String.format(Locale.ROOT, "| %s | %d | %d | %d | %d | 0x%016x | %s | %.2f s | %s | %.2f s | %.2f s | %.2f | %s | %s → %s |",
                             w, n, p, inputs, best.count, best.sum, exp == null ? "n/a" : ok ? "yes" : "NO",
-                            best.netMs / 1e3, rate(inputs / (best.netMs / 1e3)), best.wallS, best.cpuS, all, best.loadBefore, best.loadAfter));
+                            best.netMs / 1e3, rate(inputs / (best.netMs / 1e3)), best.wallS, best.cpuS, best.othersCores, all, best.loadBefore, best.loadAfter));
                 }
             }
         }
@@ -526,8 +589,8 @@ public class FlinkBench {
         System.out.println();
         System.out.println("Best of " + reps + " timed run(s) after " + warmup + " warm-up run(s); time = net job runtime (JobResult.getNetRuntime), events/s = input events / that time.");
         System.out.println();
-        System.out.println("| workload | N | p | input events | outputs | checksum | ok | job time | input events/s | wall (submit → result) | process CPU | all runs (s) | load avg (1/5/15 min) before → after |");
-        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        System.out.println("| workload | N | p | input events | outputs | checksum | ok | job time | input events/s | wall (submit → result) | process CPU | others' CPU (cores) | all runs (s) | load avg (1/5/15 min) before → after |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         rows.forEach(System.out::println);
         if (!allOk) {
             System.err.println("FlinkBench: a count or checksum differs from BENCH-WORKLOADS.md");
