@@ -481,6 +481,12 @@ public class FlinkBench {
             switch (a) {
                 case "--workloads":
                     workloads = List.of(v.toUpperCase(Locale.ROOT).split(","));
+                    for (String w : workloads) {
+                        if (!List.of("W1", "W2", "W3", "W4").contains(w)) {
+                            System.err.println("FlinkBench: unknown workload " + w + " (W1, W2, W3, W4)");
+                            System.exit(2);
+                        }
+                    }
                     i++;
                     break;
                 case "--n":
