@@ -86,7 +86,7 @@ public class FlinkBench {
     static final long KEYS = 1000;
     static final long JITTER = 1000;
 
-    /** One event of the document: stream-independent fields key, id, ts (ms). */
+    /** One event of the document (its stream is the source it comes from); ts in ms. */
     public static class Ev {
         public int key;
         public long id;
