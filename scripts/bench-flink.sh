@@ -13,24 +13,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-FLINK_VERSION=2.3.0
-VENV="${JOINLAB_FLINK_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/joinlab-flink-venv}"
-lib_dir() { ls -d "$VENV"/lib/python3*/site-packages/pyflink/lib 2>/dev/null | head -n1; }
-
-LIB="$(lib_dir || true)"
-if [ -z "$LIB" ] || [ ! -f "$LIB/flink-dist-$FLINK_VERSION.jar" ]; then
-  echo "bench-flink: installing apache-flink==$FLINK_VERSION into $VENV (for its jars)"
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install --quiet "apache-flink==$FLINK_VERSION"
-  LIB="$(lib_dir)"
-fi
-if [ ! -f "$LIB/flink-dist-$FLINK_VERSION.jar" ]; then
-  echo "bench-flink: no flink-dist-$FLINK_VERSION.jar in $LIB" >&2
-  exit 1
-fi
-for tool in java javac; do
-  command -v "$tool" >/dev/null || { echo "bench-flink: $tool is needed" >&2; exit 1; }
-done
+. scripts/flink-jars.sh
+flink_jars bench-flink
 
 OUT=target/flink-bench
 mkdir -p "$OUT"
