@@ -535,17 +535,19 @@ impl WindowTvfAggregate {
             );
             return;
         }
-        let values = cx.plan.values(row).to_vec();
+        // The plan outlives `cx`: its values stay borrowed while `cx` changes below.
+        let plan: &Plan = cx.plan;
+        let values = plan.values(row);
         if merged_windows.is_empty() {
             // A new session, or the new window equal to an in-flight one.
             match list
                 .iter()
                 .position(|s| s.start == actual.start && s.end == actual.end)
             {
-                Some(i) => list[i].acc.accumulate(&self.calls, &values, row),
+                Some(i) => list[i].acc.accumulate(&self.calls, values, row),
                 None => {
                     let mut acc = Acc::new(n);
-                    acc.accumulate(&self.calls, &values, row);
+                    acc.accumulate(&self.calls, values, row);
                     let pos = list.partition_point(|s| s.start < actual.start);
                     list.insert(
                         pos,
@@ -590,7 +592,7 @@ impl WindowTvfAggregate {
                 let other = acc_of(*i, &mut taken);
                 acc.merge(&other);
             }
-            acc.accumulate(&self.calls, &values, row);
+            acc.accumulate(&self.calls, values, row);
             let pos = list.partition_point(|s| s.start < merge_result.start);
             list.insert(
                 pos,
@@ -636,11 +638,11 @@ impl WindowTvfAggregate {
                 // LocalSlicingWindowAggOperator.processElement: into the local buffer.
                 let slice = sl.slice_end(ts);
                 let a = r.assigner as usize;
-                let values = cx.plan.row_values(r).to_vec();
+                let values = cx.plan.row_values(r);
                 if let Some(local) = self.locals.get_mut(a) {
                     local
                         .buffer
-                        .accumulate(key, slice, &self.calls, &values, row);
+                        .accumulate(key, slice, &self.calls, values, row);
                 }
                 cx.buffered(row, || {
                     format!(
