@@ -6,7 +6,6 @@
 //! block, in front of the bytes: `thin_vec::ThinVec`) a value is two words, whatever its type.
 //! The empty string allocates nothing.
 
-use std::borrow::Borrow;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::Deref;
@@ -28,18 +27,6 @@ impl ThinStr {
 impl Deref for ThinStr {
     type Target = str;
     fn deref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl AsRef<str> for ThinStr {
-    fn as_ref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl Borrow<str> for ThinStr {
-    fn borrow(&self) -> &str {
         self.as_str()
     }
 }
@@ -67,13 +54,7 @@ impl From<String> for ThinStr {
     }
 }
 
-impl From<&String> for ThinStr {
-    fn from(s: &String) -> ThinStr {
-        ThinStr::from(s.as_str())
-    }
-}
-
-/// As `str` hashes (`Borrow<str>` requires it).
+/// As `str` hashes.
 impl Hash for ThinStr {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.as_str().hash(state)
@@ -89,18 +70,6 @@ impl PartialOrd for ThinStr {
 impl Ord for ThinStr {
     fn cmp(&self, other: &ThinStr) -> std::cmp::Ordering {
         self.as_str().cmp(other.as_str())
-    }
-}
-
-impl PartialEq<str> for ThinStr {
-    fn eq(&self, other: &str) -> bool {
-        self.as_str() == other
-    }
-}
-
-impl PartialEq<&str> for ThinStr {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
     }
 }
 
