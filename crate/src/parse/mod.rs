@@ -186,7 +186,7 @@ pub const MAX_COLUMNS: usize = 64;
 pub fn parse_stream(spec: &StreamSpec, parallelism: u32) -> Result<ParsedStream, Error> {
     let lines = entry_capacity(&spec.rows);
     let mut entries = Vec::with_capacity(lines);
-    let mut values = Vec::with_capacity(lines * spec.columns.len().min(MAX_COLUMNS));
+    let mut values = Vec::with_capacity(value_capacity(spec, lines));
     let schema = parse_stream_into(spec, parallelism, &mut entries, &mut values)?;
     Ok(ParsedStream {
         schema,
@@ -344,6 +344,12 @@ pub(crate) fn parse_stream_into(
 pub(crate) fn entry_capacity(rows: &str) -> usize {
     let lines = memchr::memchr_iter(b'\n', rows.as_bytes()).count() + 1;
     lines.min(rows.len() / 4 + 1).min(MAX_ROWS_PER_STREAM)
+}
+
+/// The values the rows of `spec` need room for, given room for `lines` entries: one a column a
+/// line.
+pub(crate) fn value_capacity(spec: &StreamSpec, lines: usize) -> usize {
+    lines * spec.columns.len().min(MAX_COLUMNS)
 }
 
 /// How a column's values are read.

@@ -3,7 +3,9 @@
 
 use crate::error::Error;
 use crate::javahash::{java_hash_code, sql_key_hash, sql_key_hash_typed};
-use crate::parse::{entry_capacity, parse_stream_into, Entry, RowKind, Schema, Side, ValueRange};
+use crate::parse::{
+    entry_capacity, parse_stream_into, value_capacity, Entry, RowKind, Schema, Side, ValueRange,
+};
 use crate::partition::{
     default_max_parallelism, key_group_for_hash, subtask_for_key_group, KeyGroup, SubtaskIndex,
 };
@@ -331,7 +333,7 @@ fn build_unchecked(source: Source<'_>, limits: Limits) -> Result<Plan, Error> {
         streams
             .iter()
             .zip(&lines)
-            .map(|(s, n)| n * s.columns.len().min(crate::parse::MAX_COLUMNS))
+            .map(|(s, &n)| value_capacity(s, n))
             .sum(),
     );
     let mut parsed = Vec::new();
