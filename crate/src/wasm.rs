@@ -383,33 +383,3 @@ pub fn normalize(scenario_json: &str) -> JsValue {
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
 }
-
-/// Runs a scenario like [`run_traced`] (or untraced, without `trace`) within a work budget
-/// and a memory budget (`crate::budget`; `0` keeps the default of `plan::Limits`): for the
-/// page's main thread, which runs small scenarios itself and hands a run that stops with an
-/// error of kind `"limit"` to the worker (with the default budgets).
-#[wasm_bindgen]
-pub fn run_budgeted(
-    scenario_json: &str,
-    trace: bool,
-    snapshots: bool,
-    max_work: f64,
-    max_memory_mb: f64,
-) -> JsValue {
-    let mut limits = crate::plan::Limits::default();
-    if max_work >= 1.0 {
-        limits.max_work = max_work as u64;
-    }
-    if max_memory_mb >= 1.0 {
-        limits.max_memory = (max_memory_mb as u64).saturating_mul(1 << 20);
-    }
-    let opts = crate::sim::RunOptions {
-        trace,
-        snapshots: trace && snapshots,
-        stop_after: None,
-    };
-    match Scenario::from_json(scenario_json).and_then(|sc| crate::run_limited(&sc, &opts, limits)) {
-        Ok(r) => to_js(&r),
-        Err(e) => error(&e),
-    }
-}
