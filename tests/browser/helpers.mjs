@@ -32,10 +32,13 @@ export async function setup({ args = [] } = {}) {
 
 /**
  * Opens a page; collects console errors and page errors, and fails on any request that leaves
- * localhost (the page must make no external requests).
+ * localhost (the page must make no external requests). `init`: a script run in the page before
+ * its own.
  */
-export async function openPage(env, urlPath = '', { width = 1400, height = 1000 } = {}) {
+export async function openPage(env, urlPath = '', { width = 1400, height = 1000, init = null } = {}) {
   const context = await env.browser.newContext({ viewport: { width, height } });
+  // A script to run in the page before its own (e.g. to set what `navigator` reports).
+  if (init) await context.addInitScript(init);
   const page = await context.newPage();
   const problems = [];
   const external = [];

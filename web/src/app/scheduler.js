@@ -136,15 +136,29 @@ export function schedule(seq, snapshot, rows, { forceWorker = false } = {}) {
 }
 
 /**
+ * Whether the machine has a core to spare for starting a big paste's run while the paste still
+ * goes into its editor (`runAhead`): more than two. The worker's run holds one core and the
+ * editor's slices the main thread's; the main thread's young-generation collections (a slice
+ * makes thousands of line strings, all kept) wait for V8's helper threads, which then wait for a
+ * core. Measured on a 2-core machine, 1,000,000 rows (BENCHMARKS.md, *Issue 12, closing round*):
+ * with the overlap, a slice's task took 52–66 ms in 2 of 4 pastes; without it, no task over
+ * 50 ms in 3 of 3, the result painted 0.1–0.2 s later.
+ */
+function spareCore() {
+  return (navigator.hardwareConcurrency || 1) > 2;
+}
+
+/**
  * Starts the worker on `snapshot` (of `rows` input rows) before it is asked for: a big paste
  * goes into its editor in slices for a while, and the run it will ask for at the end
  * (`schedule`, same scenario) then takes over this one instead of starting again. Only for an
  * input that goes to the worker anyway; a scenario that needs the SQL operators' module before
- * it is loaded is left to `schedule`.
+ * it is loaded is left to `schedule`, and so is every paste on a machine of one or two cores
+ * (`spareCore`).
  * @param {any} snapshot @param {number} rows
  */
 export function runAhead(snapshot, rows) {
-  if (rows <= BIG_ROWS || (needsOps(snapshot) && !opsModule())) return;
+  if (!spareCore() || rows <= BIG_ROWS || (needsOps(snapshot) && !opsModule())) return;
   if (detailWorker.busy) detailWorker.terminate();
   worker.runAhead(snapshot, { budgetMs: app.budgetMs });
 }
