@@ -467,6 +467,12 @@ public class FlinkBench {
         return String.format(Locale.ROOT, "%.0f k/s", eventsPerS / 1e3);
     }
 
+    /** Prints the options and exits with status 2. */
+    static void usage() {
+        System.err.println("usage: FlinkBench [--workloads W1,W2,W3,W4] [--n 1000000[,5000000]] [--p 1] [--reps 3] [--warmup 1] [--idle-wait SECONDS [--idle-cores 0.3]]");
+        System.exit(2);
+    }
+
     public static void main(String[] args) throws Exception {
         List<String> workloads = List.of("W1", "W2", "W3", "W4");
         List<Long> sizes = List.of(1_000_000L);
@@ -475,9 +481,13 @@ public class FlinkBench {
         int warmup = 1;
         double idleWaitS = 0;
         double idleCores = 0.3;
-        for (int i = 0; i < args.length; i++) {
+        // Every option takes a value.
+        for (int i = 0; i < args.length; i += 2) {
             String a = args[i];
             String v = i + 1 < args.length ? args[i + 1] : null;
+            if (v == null) {
+                usage();
+            }
             switch (a) {
                 case "--workloads":
                     workloads = List.of(v.toUpperCase(Locale.ROOT).split(","));
@@ -487,7 +497,6 @@ public class FlinkBench {
                             System.exit(2);
                         }
                     }
-                    i++;
                     break;
                 case "--n":
                     List<Long> ns = new ArrayList<>();
@@ -495,31 +504,24 @@ public class FlinkBench {
                         ns.add(Long.parseLong(s.replace("_", "")));
                     }
                     sizes = ns;
-                    i++;
                     break;
                 case "--p":
                     p = Integer.parseInt(v);
-                    i++;
                     break;
                 case "--reps":
                     reps = Integer.parseInt(v);
-                    i++;
                     break;
                 case "--idle-wait":
                     idleWaitS = Double.parseDouble(v);
-                    i++;
                     break;
                 case "--idle-cores":
                     idleCores = Double.parseDouble(v);
-                    i++;
                     break;
                 case "--warmup":
                     warmup = Integer.parseInt(v);
-                    i++;
                     break;
                 default:
-                    System.err.println("usage: FlinkBench [--workloads W1,W2,W3,W4] [--n 1000000[,5000000]] [--p 1] [--reps 3] [--warmup 1] [--idle-wait SECONDS [--idle-cores 0.3]]");
-                    System.exit(2);
+                    usage();
             }
         }
 
